@@ -1,0 +1,21 @@
+/* classifier.h: the paper's decision tree (spec section 4) as a pure
+ * function of a stall snapshot and its facts.  No Wireshark, no state.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_CLASSIFIER_H
+#define TAPO_CLASSIFIER_H
+
+#include "config.h"
+#include "stall.h"
+
+/* Names the cause of one stall.  The caller fills final, position and
+ * sender of the result. */
+tapo_verdict tapo_classify(const tapo_snapshot *snap, const tapo_facts *facts,
+                           const tapo_config *cfg);
+
+/* in_flight = packets_out + retrans_out - (sacked_out + lost_out), paper
+ * equation 1, in segments and never negative. */
+uint32_t tapo_in_flight(const tapo_snapshot *snap, uint32_t lost_out);
+
+#endif /* TAPO_CLASSIFIER_H */

@@ -1,0 +1,120 @@
+/* hindsight.c: revising stall facts with what later packets show.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "hindsight.h"
+
+#include <string.h>
+
+#define TRACKER(hs, i) (&g_array_index((hs)->open, tapo_tracker, (i)))
+
+void tapo_hs_init(tapo_hindsight *hs)
+{
+    hs->open = NULL;
+}
+
+void tapo_hs_destroy(tapo_hindsight *hs)
+{
+    if (hs->open)
+        g_array_free(hs->open, TRUE);
+    hs->open = NULL;
+}
+
+unsigned tapo_hs_open_count(const tapo_hindsight *hs)
+{
+    return hs->open ? hs->open->len : 0;
+}
+
+void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t nxt0,
+                  uint64_t mark_order)
+{
+    if (!hs->open)
+        hs->open = g_array_sized_new(FALSE, FALSE, sizeof(tapo_tracker), 4);
+    if (hs->open->len >= TAPO_HINDSIGHT_MAX_OPEN)
+        g_array_remove_index(hs->open, 0);
+    tapo_tracker t = {
+        .facts = facts, .una0 = una0, .nxt0 = nxt0, .cur_start = 0, .cur_end = 0,
+        .mark_order = mark_order, .awaiting_more_data = true, .acked_s = -1.0,
+    };
+    g_array_append_val(hs->open, t);
+}
+
+void tapo_hs_set_cur_range(tapo_hindsight *hs, int64_t start, int64_t end)
+{
+    unsigned n = tapo_hs_open_count(hs);
+    if (n == 0)
+        return;
+    TRACKER(hs, n - 1)->cur_start = start;
+    TRACKER(hs, n - 1)->cur_end = end;
+}
+
+void tapo_hs_new_data(tapo_hindsight *hs)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->awaiting_more_data) {
+            t->facts->had_more_data = true;
+            t->awaiting_more_data = false;
+        }
+    }
+}
+
+void tapo_hs_response_ended(tapo_hindsight *hs)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->awaiting_more_data) {
+            t->facts->had_more_data = false;
+            t->awaiting_more_data = false;
+        }
+    }
+}
+
+static bool overlaps(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end)
+{
+    return a_start < b_end && b_start < a_end;
+}
+
+void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t last_tx_order)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        /* A copy sent before the stall arrived: that segment was not lost. */
+        if (last_tx_order <= t->mark_order && overlaps(start, end, t->una0, t->nxt0))
+            t->facts->outstanding_all_lost = false;
+    }
+}
+
+void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
+                        uint64_t first_retx_order, uint32_t segments)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (overlaps(start, end, t->cur_start, t->cur_end))
+            t->facts->cur_spurious = true;
+        if (!overlaps(start, end, t->una0, t->nxt0))
+            continue;
+        t->facts->outstanding_all_lost = false;
+        /* Counted in lost_out at the stall's start, now shown not lost. */
+        if (first_retx_order != 0 && first_retx_order <= t->mark_order)
+            t->facts->lost_out = t->facts->lost_out > segments ? t->facts->lost_out - segments : 0;
+    }
+}
+
+void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s)
+{
+    unsigned i = 0;
+    while (i < tapo_hs_open_count(hs)) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->acked_s < 0 && snd_una >= t->nxt0 && snd_una >= t->cur_end)
+            t->acked_s = now_s;
+        /* DSACKs for the window arrive about one RTT after its last copy;
+         * wait a couple of RTOs beyond the cumulative ACK. */
+        bool dsack_window_over = t->acked_s >= 0 &&
+                                 now_s - t->acked_s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
+        if (dsack_window_over && !t->awaiting_more_data)
+            g_array_remove_index(hs->open, i);
+        else
+            i++;
+    }
+}

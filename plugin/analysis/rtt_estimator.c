@@ -1,0 +1,45 @@
+/* rtt_estimator.c: RFC 6298 section 2 as Linux applies it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "rtt_estimator.h"
+
+#include "config.h"
+
+#include <math.h>
+
+void tapo_rtt_init(tapo_rtt *rtt, double rto_initial_s)
+{
+    rtt->has_sample = false;
+    rtt->srtt_s = 0.0;
+    rtt->rttvar_s = 0.0;
+    rtt->rto_s = rto_initial_s;
+    rtt->samples = 0;
+}
+
+void tapo_rtt_sample(tapo_rtt *rtt, double sample_s, double rto_min_s)
+{
+    if (!(sample_s >= 0.0) || isinf(sample_s))
+        return;   /* negative (reordered file) or NaN: not a measurement */
+    if (!rtt->has_sample) {
+        /* RFC 6298 (2.2): first measurement. */
+        rtt->srtt_s = sample_s;
+        rtt->rttvar_s = sample_s / 2.0;
+        rtt->has_sample = true;
+    } else {
+        /* RFC 6298 (2.3): RTTVAR uses the SRTT from before this sample. */
+        rtt->rttvar_s = 0.75 * rtt->rttvar_s + 0.25 * fabs(rtt->srtt_s - sample_s);
+        rtt->srtt_s = 0.875 * rtt->srtt_s + 0.125 * sample_s;
+    }
+    rtt->samples++;
+    /* Linux replaces RFC 6298's clock granularity G by the minimum RTO. */
+    double variance_term = fmax(rto_min_s, 4.0 * rtt->rttvar_s);
+    rtt->rto_s = fmin(fmax(rtt->srtt_s + variance_term, rto_min_s), TAPO_RTO_MAX_S);
+}
+
+double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau)
+{
+    if (!rtt->has_sample)
+        return rtt->rto_s;
+    return fmin(tau * rtt->srtt_s, rtt->rto_s);
+}

@@ -1,0 +1,132 @@
+/* scoreboard.h: the sender's outstanding data, one entry per transmitted
+ * range, with its retransmission history and SACK/DSACK marks.
+ *
+ * The scoreboard covers [snd_una, snd_nxt) of one sender.  Entries are split
+ * where a retransmission, a SACK block or an ACK cuts them, so each entry has
+ * one history.  Entries leave when they are cumulatively acknowledged; the
+ * retransmitted ones are remembered a little longer (a small ring) because a
+ * DSACK for them arrives after their ACK.
+ *
+ * Bound: at most TAPO_SB_MAX_SEGMENTS entries.  Past it, neighbouring entries
+ * that were sent once and never SACKed are merged (their RTT samples become
+ * coarser); if that is not enough, the oldest half is forgotten.  This only
+ * matters for captures that see no ACKs at all (one direction of asymmetric
+ * routing) or windows of many thousands of segments.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_SCOREBOARD_H
+#define TAPO_SCOREBOARD_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vocabulary.h"
+
+#define TAPO_SB_MAX_SEGMENTS 8192   /* entries; about 470 KB of state at most */
+#define TAPO_SB_HISTORY 32          /* acknowledged retransmitted ranges kept for DSACK matching */
+
+typedef struct tapo_segment {
+    int64_t start;               /* stream offset of the first byte */
+    int64_t end;                 /* stream offset one past the last byte */
+    uint32_t tx_count;           /* transmissions seen; 1 = the original only */
+    uint64_t last_tx_order;      /* sender's transmission counter at the last transmission */
+    uint64_t first_retx_order;   /* counter at the first retransmission; 0 = never retransmitted */
+    uint64_t dupacks_at_last_tx; /* peer's duplicate-ACK counter at the last transmission */
+    double last_tx_s;            /* capture time of the last transmission, seconds */
+    tapo_trigger first_retx;     /* what triggered the first retransmission */
+    bool sacked;                 /* covered by a SACK block (not a DSACK) */
+    bool dsacked;                /* the receiver reported a duplicate copy (RFC 2883) */
+} tapo_segment;
+
+/* An acknowledged range that had been retransmitted, kept for DSACKs. */
+typedef struct tapo_acked_retx {
+    int64_t start;               /* bytes */
+    int64_t end;                 /* bytes */
+    uint64_t first_retx_order;   /* see tapo_segment */
+    bool dsacked;                /* already reported */
+} tapo_acked_retx;
+
+typedef struct tapo_scoreboard {
+    GArray *segs;                /* tapo_segment, sorted by start, non-overlapping; NULL until used */
+    tapo_acked_retx *history;    /* ring of TAPO_SB_HISTORY entries; NULL until a retransmission is ACKed */
+    unsigned history_next;       /* ring position of the next insertion */
+    int64_t highest_sacked;      /* end of the highest SACKed byte, stream offset; 0 = none */
+} tapo_scoreboard;
+
+/* Callbacks for facts other modules learn from the receiver's feedback. */
+typedef struct tapo_sb_listener {
+    /* [start, end) arrived (cumulatively ACKed or SACKed); it had last been
+     * sent at transmission counter last_tx_order. */
+    void (*delivered)(void *ctx, int64_t start, int64_t end, uint64_t last_tx_order);
+    /* The receiver got [start, end) twice (DSACK).  first_retx_order is 0
+     * when the range was never retransmitted (the network duplicated it). */
+    void (*duplicated)(void *ctx, int64_t start, int64_t end,
+                       uint64_t first_retx_order, uint32_t segments);
+    void *ctx;
+} tapo_sb_listener;
+
+/* What a retransmission is about to resend, read before it is recorded. */
+typedef struct tapo_sb_desc {
+    bool found;                  /* some outstanding entry overlaps the range */
+    uint32_t prior_tx_max;       /* most transmissions of any overlapped entry, before this one */
+    tapo_trigger first_retx;     /* first retransmission trigger of the lowest retransmitted entry */
+    bool dsacked;                /* a copy of the range was already reported duplicate */
+    uint32_t sacked_sent_after;  /* segments SACKed that were sent after the lowest entry's last transmission */
+    uint64_t dupacks_since;      /* duplicate ACKs received since the lowest entry's last transmission */
+    double last_tx_s;            /* last transmission time of the lowest entry, seconds */
+} tapo_sb_desc;
+
+/* Result of a cumulative ACK or a SACK block. */
+typedef struct tapo_sb_feedback {
+    int64_t newly_delivered;     /* bytes newly ACKed or SACKed */
+    bool retransmitted_delivered;/* some newly delivered entry had been retransmitted (Karn) */
+    double earliest_tx_s;        /* earliest transmission among newly delivered entries sent once; < 0 none */
+    uint32_t reordering;         /* reordering degree seen, segments; 0 none */
+} tapo_sb_feedback;
+
+/* Counts in segments of mss bytes, for the sender-state snapshot. */
+typedef struct tapo_sb_counts {
+    uint32_t sacked_out;         /* SACKed segments */
+    uint32_t holes;              /* un-SACKed segments below the highest SACKed byte */
+    uint32_t retrans_out;        /* retransmitted, not yet ACKed or SACKed */
+    uint32_t lost_out;           /* retransmitted, not ACKed, SACKed or shown duplicate by DSACK */
+} tapo_sb_counts;
+
+/* Segments needed for bytes: ceil(bytes / mss), and 1 for a non-empty range. */
+uint32_t tapo_segments(int64_t bytes, uint32_t mss);
+
+void tapo_sb_init(tapo_scoreboard *sb);
+void tapo_sb_destroy(tapo_scoreboard *sb);
+
+/* New data [start, end) sent for the first time. */
+void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, double time_s,
+                    uint64_t tx_order, uint64_t dupacks);
+
+/* Describes the outstanding entries overlapping [start, end), unchanged. */
+void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uint32_t mss,
+                      uint64_t dupacks_now, tapo_sb_desc *desc);
+
+/* Records a retransmission of [start, end) with its trigger. */
+void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger trigger,
+                        double time_s, uint64_t tx_order, uint64_t dupacks);
+
+/* Cumulative ACK up to ack (exclusive). */
+void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,
+                 const tapo_sb_listener *listener, tapo_sb_feedback *fb);
+
+/* A SACK block [left, right) above the cumulative ACK. */
+void tapo_sb_sack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
+                  const tapo_sb_listener *listener, tapo_sb_feedback *fb);
+
+/* A DSACK block [left, right): the receiver got that range twice. */
+void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
+                   const tapo_sb_listener *listener);
+
+void tapo_sb_count(const tapo_scoreboard *sb, uint32_t mss, tapo_sb_counts *counts);
+
+/* Number of entries currently held (for tests and the memory bound). */
+unsigned tapo_sb_size(const tapo_scoreboard *sb);
+
+#endif /* TAPO_SCOREBOARD_H */

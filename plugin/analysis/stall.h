@@ -1,0 +1,91 @@
+/* stall.h: what TAPO records about one stall, and the verdict it renders.
+ *
+ * A snapshot is the sender state just before the stall-ending packet ("cur"),
+ * plus what cur was.  It never changes once taken.  The facts that later
+ * packets can revise live beside it (hindsight.h), once as known at the
+ * packet (one pass) and once as revised by the whole capture (two passes).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_STALL_H
+#define TAPO_STALL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hindsight.h"
+#include "vocabulary.h"
+
+typedef enum {
+    TAPO_DIR_OUT,    /* sender to receiver */
+    TAPO_DIR_IN      /* receiver to sender */
+} tapo_pkt_dir;
+
+/* The packet that ends the stall, seen from one candidate sender. */
+typedef struct tapo_cur {
+    tapo_pkt_dir dir;
+    bool payload;                   /* carries data bytes */
+    bool new_data;                  /* sender data beyond snd_nxt */
+    bool fin;
+    bool rst;
+    bool retransmission;            /* sender data sent again (not a keep-alive or window probe) */
+    bool handshake_retransmission;  /* a SYN or SYN-ACK sent again, by either side */
+    bool receiver_retransmission;   /* the receiver re-sent its own data */
+    bool window_probe;              /* sender keep-alive or zero-window probe */
+    uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
+    tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */
+    tapo_trigger trigger;           /* trigger of this transmission */
+    uint32_t segs_sent_after;       /* segments the sender had sent above cur's segment */
+    uint64_t data_offset;           /* sender payload bytes before cur's first byte */
+} tapo_cur;
+
+typedef struct tapo_snapshot {
+    uint32_t prev_frame;            /* frame before the gap */
+    double duration_s;              /* the gap, seconds */
+    double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
+    double srtt_s;                  /* seconds; 0 without a sample */
+    double rto_s;                   /* seconds */
+    bool has_rtt;                   /* an RTT sample existed */
+    tapo_ca_state ca_state;
+    uint32_t packets_out;           /* segments between snd_una and snd_nxt */
+    uint32_t sacked_out;            /* segments */
+    uint32_t holes;                 /* segments */
+    uint32_t retrans_out;           /* segments */
+    uint32_t dupthres;              /* segments */
+    uint32_t loss_signals;          /* segments SACKed, or duplicate ACKs for the head without SACK */
+    uint32_t rwnd;                  /* receiver's last window, bytes */
+    uint32_t init_rwnd;             /* receiver's window in its SYN, bytes; 0 unknown */
+    uint32_t mss;                   /* bytes */
+    bool rwnd_known;                /* the window scale is known (handshake captured) */
+    bool request_pending;           /* the receiver sent payload after the sender's last payload */
+    bool sent_payload;              /* the sender had sent payload before */
+    bool window_limited;            /* outstanding data filled the receiver's window */
+    tapo_cur cur;
+} tapo_snapshot;
+
+/* Everything stored for a stall-ending frame.  The sender is chosen when
+ * cur is seen (spec section 1: without a handshake, the heavier sender so
+ * far), so one view suffices. */
+typedef struct tapo_stall_record {
+    int sender;                     /* endpoint analysed as the sender */
+    uint64_t bytes_at_packet;       /* sender payload bytes sent up to and including cur */
+    tapo_snapshot snap;
+    tapo_facts facts_at_packet;     /* what was known at cur (one pass) */
+    tapo_facts facts_final;         /* revised by the rest of the capture (two passes) */
+} tapo_stall_record;
+
+/* The classification of one stall. */
+typedef struct tapo_verdict {
+    tapo_cause cause;
+    tapo_category category;
+    bool retransmission;            /* a timeout-retransmission cause (spec rule 1) */
+    bool final;                     /* used the whole capture */
+    bool spurious;                  /* DSACK proved cur's retransmission unnecessary */
+    tapo_file_pos file_pos;
+    uint32_t in_flight;             /* segments, paper equation 1 */
+    uint32_t lost_out;              /* segments */
+    double position;                /* cur's place in the sender's data, 0..1 (one pass: in the data sent so far) */
+    int sender;                     /* endpoint analysed as the sender */
+} tapo_verdict;
+
+#endif /* TAPO_STALL_H */

@@ -1,0 +1,109 @@
+/* vocabulary.c: the one table of causes and the other user-visible names.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "vocabulary.h"
+
+#include <stddef.h>
+
+#define NET TAPO_CATEGORY_NETWORK
+#define SRV TAPO_CATEGORY_SERVER
+#define CLI TAPO_CATEGORY_CLIENT
+#define UNK TAPO_CATEGORY_UNKNOWN
+#define WARN TAPO_SEVERITY_WARN
+#define NOTE TAPO_SEVERITY_NOTE
+
+/* Indexed by tapo_cause; the static assertion below keeps it complete. */
+static const tapo_cause_info cause_table[] = {
+    [TAPO_CAUSE_F_DOUBLE] = { "f-double", "Double retransmission, first one fast",
+        NET, true, WARN, "TAPO stall: f-double (a fast retransmission was lost again)",
+        "S-RTO or RACK: detect the lost retransmission without waiting for the RTO" },
+    [TAPO_CAUSE_T_DOUBLE] = { "t-double", "Double retransmission, first one timer-driven",
+        NET, true, WARN, "TAPO stall: t-double (a timeout retransmission was lost again)",
+        "S-RTO: probe before the backed-off RTO; check the path for persistent loss" },
+    [TAPO_CAUSE_TAIL] = { "tail", "Tail retransmission",
+        NET, true, WARN, "TAPO stall: tail (loss of the last segments)",
+        "TLP (tail-loss probe) in Open state; S-RTO in Recovery" },
+    [TAPO_CAUSE_SMALL_RWND] = { "small-rwnd", "Small receive window",
+        NET, true, WARN, "TAPO stall: small-rwnd (too few segments in flight, receiver window)",
+        "a larger client receive window (init_rwnd of at least 10 MSS)" },
+    [TAPO_CAUSE_SMALL_CWND] = { "small-cwnd", "Small congestion window",
+        NET, true, WARN, "TAPO stall: small-cwnd (too few segments in flight for fast retransmit)",
+        "early retransmit (RFC 5827) or TLP" },
+    [TAPO_CAUSE_CONTINUOUS_LOSS] = { "continuous-loss", "Continuous loss",
+        NET, true, WARN, "TAPO stall: continuous-loss (every outstanding segment was lost)",
+        "pacing: spread the window over the RTT to avoid burst losses" },
+    [TAPO_CAUSE_ACK_DELAY] = { "ack-delay", "ACK delay or loss",
+        NET, true, WARN, "TAPO stall: ack-delay (spurious timeout, ACKs delayed or lost)",
+        "a less aggressive minimum RTO, or undo spurious timeouts (F-RTO, Eifel)" },
+    [TAPO_CAUSE_LARGE_DUPTHRES] = { "large-dupthres", "Large duplicate-ACK threshold",
+        NET, true, WARN, "TAPO stall: large-dupthres (SACKs arrived but no fast retransmit)",
+        "RACK: time-based loss detection instead of a reordering-raised dupthres" },
+    [TAPO_CAUSE_RETRANS_UNDETERMINED] = { "undetermined", "Undetermined retransmission",
+        NET, true, WARN, "TAPO stall: undetermined timeout retransmission",
+        "inspect the retransmission by hand; the decision tree has no rule for it" },
+    [TAPO_CAUSE_ZERO_WINDOW] = { "zero-window", "Zero receive window",
+        CLI, false, NOTE, "TAPO stall: zero-window (the receiver's window was closed)",
+        "the client reads too slowly or advertises a small buffer: enlarge it" },
+    [TAPO_CAUSE_DATA_UNAVAILABLE] = { "data-unavailable", "Data unavailable",
+        SRV, false, NOTE, "TAPO stall: data-unavailable (the server had not produced the response)",
+        "server think time: cache the content near the front end" },
+    [TAPO_CAUSE_RESOURCE_CONSTRAINT] = { "resource-constraint", "Resource constraint",
+        SRV, false, NOTE, "TAPO stall: resource-constraint (the application paused mid-response)",
+        "the server application did not feed TCP: check its load, disk and CPU" },
+    [TAPO_CAUSE_CLIENT_IDLE] = { "client-idle", "Client idle",
+        CLI, false, NOTE, "TAPO stall: client-idle (no request pending)",
+        "nothing to fix in TCP: the client had nothing to ask" },
+    [TAPO_CAUSE_PACKET_DELAY] = { "packet-delay", "Packet delay",
+        NET, false, NOTE, "TAPO stall: packet-delay (ACKs or data were late, no loss)",
+        "RTT jitter or queueing: look for bufferbloat on the path" },
+    [TAPO_CAUSE_UNDETERMINED] = { "undetermined", "Undetermined",
+        UNK, false, NOTE, "TAPO stall: undetermined cause",
+        "inspect the packets around the gap; the decision tree has no rule for it" },
+};
+
+_Static_assert(sizeof cause_table / sizeof cause_table[0] == TAPO_CAUSE_COUNT,
+               "every tapo_cause needs a row in cause_table");
+
+const tapo_cause_info *tapo_cause_get(tapo_cause cause)
+{
+    if ((unsigned)cause >= TAPO_CAUSE_COUNT)
+        cause = TAPO_CAUSE_UNDETERMINED;
+    return &cause_table[cause];
+}
+
+static const char *const category_names[TAPO_CATEGORY_COUNT] = {
+    "server", "client", "network", "unknown"
+};
+
+const char *tapo_category_name(tapo_category category)
+{
+    return (unsigned)category < TAPO_CATEGORY_COUNT ? category_names[category] : "unknown";
+}
+
+static const char *const ca_state_names[TAPO_CA_COUNT] = {
+    "Open", "Disorder", "Recovery", "Loss"
+};
+
+const char *tapo_ca_state_name(tapo_ca_state state)
+{
+    return (unsigned)state < TAPO_CA_COUNT ? ca_state_names[state] : "Open";
+}
+
+static const char *const trigger_names[TAPO_TRIGGER_COUNT] = {
+    NULL, "fast", "timeout", "probe"
+};
+
+const char *tapo_trigger_name(tapo_trigger trigger)
+{
+    return (unsigned)trigger < TAPO_TRIGGER_COUNT ? trigger_names[trigger] : NULL;
+}
+
+static const char *const file_pos_names[TAPO_FILE_POS_COUNT] = {
+    "head", "middle", "tail"
+};
+
+const char *tapo_file_pos_name(tapo_file_pos pos)
+{
+    return (unsigned)pos < TAPO_FILE_POS_COUNT ? file_pos_names[pos] : "middle";
+}

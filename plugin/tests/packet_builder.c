@@ -1,0 +1,125 @@
+/* packet_builder.c: see packet_builder.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "packet_builder.h"
+
+#include <glib.h>
+#include <string.h>
+
+void tb_init(tb *b, uint32_t client_isn, uint32_t server_isn)
+{
+    memset(b, 0, sizeof *b);
+    tapo_config_init_defaults(&b->cfg);
+    tapo_conv_init(&b->conv, &b->cfg);
+    b->isn[CLIENT] = client_isn;
+    b->isn[SERVER] = server_isn;
+    b->scale_known = true;
+}
+
+void tb_free(tb *b)
+{
+    tapo_conv_destroy(&b->conv);
+    for (unsigned i = 0; i <= TB_MAX_FRAMES; i++)
+        g_free(b->records[i]);
+}
+
+static uint32_t feed(tb *b, const tapo_packet *p)
+{
+    tapo_stall_record *rec = NULL;
+    if (tapo_conv_ends_stall(&b->conv, p, &b->cfg))
+        rec = g_new0(tapo_stall_record, 1);
+    tapo_conv_process(&b->conv, p, &b->cfg, rec);
+    b->records[p->frame] = rec;
+    b->last = *p;
+    return p->frame;
+}
+
+uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32_t len,
+                   uint16_t flags, uint32_t window, unsigned nsack, const uint32_t *sack)
+{
+    g_assert_cmpuint(b->frame, <, TB_MAX_FRAMES);
+    tapo_packet p = { 0 };
+    p.frame = ++b->frame;
+    p.time_s = t;
+    p.from = from;
+    p.src_port = from == CLIENT ? 40000 : 80;
+    p.dst_port = from == CLIENT ? 80 : 40000;
+    p.header_valid = true;
+    p.seq_raw = b->isn[from] + seq;
+    p.ack_raw = b->isn[1 - from] + ack;
+    p.payload_len = len;
+    p.flags = flags;
+    p.window = window;
+    p.window_scale_known = b->scale_known || (flags & TAPO_TCP_SYN);
+    p.mss_option = (flags & TAPO_TCP_SYN) ? TB_MSS : 0;
+    p.sack_count = (uint8_t)nsack;
+    for (unsigned i = 0; i < nsack; i++) {
+        p.sack_left_raw[i] = b->isn[1 - from] + sack[2 * i];
+        p.sack_right_raw[i] = b->isn[1 - from] + sack[2 * i + 1];
+    }
+    if (b->use_ip_id)
+        p.ip_id = ++b->next_ip_id[from];
+    return feed(b, &p);
+}
+
+uint32_t tb_repeat_last(tb *b, double t)
+{
+    tapo_packet p = b->last;
+    p.frame = ++b->frame;
+    p.time_s = t;
+    return feed(b, &p);
+}
+
+void tb_handshake(tb *b, double t, double rtt, uint32_t client_window, uint32_t server_window)
+{
+    tb_packet(b, CLIENT, t, 0, 0, 0, TAPO_TCP_SYN, client_window, 0, NULL);
+    /* Captured at the server, like the paper: the SYN-ACK leaves at once and
+     * the client's ACK comes back one RTT later. */
+    tb_packet(b, SERVER, t + 0.0002, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, server_window, 0, NULL);
+    tb_packet(b, CLIENT, t + rtt, 1, 1, 0, TAPO_TCP_ACK, client_window, 0, NULL);
+}
+
+uint32_t tb_data(tb *b, int from, double t, uint32_t seq, uint32_t len, uint32_t ack)
+{
+    return tb_packet(b, from, t, seq, ack, len, TAPO_TCP_ACK | TAPO_TCP_PSH, 65535, 0, NULL);
+}
+
+uint32_t tb_ack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t window)
+{
+    return tb_packet(b, from, t, seq, ack, 0, TAPO_TCP_ACK, window, 0, NULL);
+}
+
+uint32_t tb_sack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t window,
+                 uint32_t left, uint32_t right)
+{
+    uint32_t sack[2] = { left, right };
+    return tb_packet(b, from, t, seq, ack, 0, TAPO_TCP_ACK, window, 1, sack);
+}
+
+bool tb_is_stall(tb *b, uint32_t frame)
+{
+    return frame <= TB_MAX_FRAMES && b->records[frame] != NULL;
+}
+
+tapo_verdict tb_verdict(tb *b, uint32_t frame, bool final)
+{
+    if (!tb_is_stall(b, frame))
+        g_error("frame %u is not a stall", frame);
+    return tapo_conv_verdict(&b->conv, b->records[frame], &b->cfg, final);
+}
+
+const tapo_stall_record *tb_record(tb *b, uint32_t frame)
+{
+    if (!tb_is_stall(b, frame))
+        g_error("frame %u is not a stall", frame);
+    return b->records[frame];
+}
+
+unsigned tb_stall_count(tb *b)
+{
+    unsigned n = 0;
+    for (uint32_t f = 1; f <= b->frame; f++)
+        n += tb_is_stall(b, f);
+    return n;
+}
