@@ -16,11 +16,14 @@ uint32_t tapo_in_flight(const tapo_snapshot *snap, uint32_t lost_out)
     return v > 0 ? (uint32_t)v : 0;
 }
 
-/* The receiver's window, as far as the capture lets us know it.  Without
- * the handshake the scale is unknown, so only a zero window is certain. */
+/* The receiver's window, as far as the capture lets us know it: not at all
+ * before it advertised one; without the handshake the scale is unknown, so
+ * only a zero window is certain. */
 static bool rwnd_below(const tapo_snapshot *snap, uint64_t bytes)
 {
-    return snap->rwnd_known ? snap->rwnd < bytes : snap->rwnd == 0;
+    if (!snap->rwnd_seen)
+        return false;
+    return snap->rwnd_scale_known ? snap->rwnd < bytes : snap->rwnd == 0;
 }
 
 /* Rule 1: cur resends data after the gap.  Decision: a resent SYN or
@@ -70,10 +73,10 @@ static bool is_ack_delay(const tapo_facts *facts)
  * timer.  Decision: signals are SACKed segments, or duplicate ACKs without
  * SACK, compared with the standard threshold of 3: whatever raised the
  * sender's own threshold (reordering we saw, or a configured one), it was
- * above what arrived. */
+ * above what arrived.  A fast retransmission is no such wait. */
 static bool is_large_dupthres(const tapo_snapshot *snap)
 {
-    return snap->loss_signals >= TAPO_DUPTHRES_DEFAULT;
+    return snap->loss_signals >= TAPO_DUPTHRES_DEFAULT && snap->cur.trigger != TAPO_TRIGGER_FAST;
 }
 
 static tapo_cause classify_retransmission(const tapo_snapshot *snap, const tapo_facts *facts,

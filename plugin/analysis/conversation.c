@@ -200,6 +200,12 @@ void tapo_conv_process(tapo_conv *c, const tapo_packet *p, const tapo_config *cf
     c->has_prev = true;
 }
 
+bool tapo_conv_sender_looks_reversed(const tapo_conv *c, int sender)
+{
+    uint64_t mine = c->ep[sender].payload_bytes, theirs = c->ep[1 - sender].payload_bytes;
+    return theirs >= TAPO_REVERSED_MIN_BYTES && theirs > TAPO_REVERSED_RATIO * mine;
+}
+
 tapo_verdict tapo_conv_verdict(const tapo_conv *c, const tapo_stall_record *rec,
                                const tapo_config *cfg, bool final)
 {

@@ -30,6 +30,10 @@
 /* Without an IP ID, only identical copies closer than this are one frame:
  * back-to-back duplicate ACKs of a fast link can be 10 us apart. */
 #define TAPO_DUPLICATE_WINDOW_S 0.000005
+/* A sender whose peer sent more than this many times its payload, and at
+ * least TAPO_REVERSED_MIN_BYTES, is probably the wrong endpoint. */
+#define TAPO_REVERSED_RATIO 4
+#define TAPO_REVERSED_MIN_BYTES 65536
 
 typedef struct tapo_conv {
     tapo_sender ep[2];            /* each endpoint as a sender; 0 sent the first packet seen */
@@ -56,6 +60,10 @@ void tapo_conv_process(tapo_conv *c, const tapo_packet *p, const tapo_config *cf
 /* The endpoint analysed as the sender now: ports preference, else the
  * handshake roles, else the heavier sender so far. */
 int tapo_conv_sender(const tapo_conv *c, const tapo_config *cfg);
+
+/* True when the peer of the analysed sender sent much more payload: the
+ * capture is probably an upload and the sender preference is wrong. */
+bool tapo_conv_sender_looks_reversed(const tapo_conv *c, int sender);
 
 /* The verdict for a stall, with what was known at the packet (final false)
  * or with the whole capture (final true). */

@@ -19,8 +19,12 @@ void tapo_rtt_init(tapo_rtt *rtt, double rto_initial_s)
 
 void tapo_rtt_sample(tapo_rtt *rtt, double sample_s, double rto_min_s)
 {
-    if (!(sample_s >= 0.0) || isinf(sample_s))
-        return;   /* negative (reordered file) or NaN: not a measurement */
+    /* Negative (a reordered file) or NaN is no measurement; neither is an
+     * RTT of exactly zero: the data and its ACK shared a timestamp because
+     * the capture clock is coarser than the RTT (10 ms ticks in old
+     * captures), and zeros would shrink the stall threshold to nothing. */
+    if (!(sample_s > 0.0) || isinf(sample_s))
+        return;
     if (!rtt->has_sample) {
         /* RFC 6298 (2.2): first measurement. */
         rtt->srtt_s = sample_s;

@@ -112,8 +112,13 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     desc->first_retx = TAPO_TRIGGER_NONE;
     unsigned n = tapo_sb_size(sb);
     unsigned i = first_ending_after(sb, start);
-    if (i >= n || SEG(sb, i)->start >= end)
+    if (i >= n || SEG(sb, i)->start >= end) {
+        /* Sent before the capture began: every SACK above it is a signal. */
+        for (unsigned j = i; j < n; j++)
+            if (SEG(sb, j)->sacked)
+                desc->sacked_sent_after += tapo_segments(SEG(sb, j)->end - SEG(sb, j)->start, mss);
         return;
+    }
     const tapo_segment *lowest = SEG(sb, i);
     desc->found = true;
     desc->last_tx_s = lowest->last_tx_s;

@@ -72,7 +72,8 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     snap->rwnd = s->rwnd;
     snap->init_rwnd = s->init_rwnd;
     snap->mss = mss;
-    snap->rwnd_known = !s->rwnd_seen || s->rwnd_scale_known;
+    snap->rwnd_seen = s->rwnd_seen;
+    snap->rwnd_scale_known = s->rwnd_scale_known;
     snap->request_pending = s->request_pending;
     snap->sent_payload = s->sent_payload;
     snap->window_limited = s->rwnd_seen && outstanding + (int64_t)mss > (int64_t)s->rwnd;
@@ -115,22 +116,32 @@ static void anchor(tapo_sender *s, const tapo_packet *p)
     s->anchored = true;
 }
 
-/* RFC 6675 / RACK: a retransmission is fast when loss signals for it arrived
- * since it was last sent and it did not need a timer (no silence longer than
- * the stall threshold before it).  After such a silence it is a tail-loss
- * probe when it resends the last outstanding data rather than the head (an
- * RTO always resends snd_una), otherwise a timeout. */
+/* Share of the RTO after which a retransmission that had loss signals is
+ * taken as timer-driven; our RTO estimate and the sender's differ a little
+ * (Linux's mdev tracking, 4 ms timer ticks). */
+#define TIMER_RTO_SHARE 0.9
+
+/* RFC 6675 / RACK: a retransmission is fast when loss signals for it
+ * (SACKed later transmissions, or duplicate ACKs without SACK) arrived since
+ * it was last sent and it came before the RTO could have expired.  Without
+ * such signals, a retransmission after a silence longer than the stall
+ * threshold is timer-driven: a tail-loss probe when it resends the last
+ * outstanding data rather than the head (an RTO always resends snd_una),
+ * otherwise a timeout.  Retransmissions without signals or silence continue
+ * a timeout's recovery. */
 static tapo_trigger retransmission_trigger(const tapo_sender *s, const tapo_sb_desc *desc,
                                            int64_t start, int64_t end, double now_s,
                                            double gap_s, double threshold_s)
 {
     uint64_t signals = desc->sacked_sent_after + (s->sack_seen ? 0 : desc->dupacks_since);
-    bool after_silence = gap_s > threshold_s;
-    if (!after_silence) {
-        if (signals >= 1 && (s->ca_state != TAPO_CA_LOSS || signals >= s->dupthres))
+    if (signals >= 1) {
+        /* Sent before the capture began: judge by the silence instead. */
+        double since_tx = desc->found ? now_s - desc->last_tx_s : 2.0 * gap_s;
+        if (since_tx < TIMER_RTO_SHARE * s->rtt.rto_s)
             return TAPO_TRIGGER_FAST;
-        return TAPO_TRIGGER_TIMEOUT;   /* e.g. the rest of the window after an RTO */
     }
+    if (gap_s <= threshold_s)
+        return TAPO_TRIGGER_TIMEOUT;
     bool open = s->ca_state == TAPO_CA_OPEN || s->ca_state == TAPO_CA_DISORDER;
     bool resends_last = end >= s->snd_nxt;
     if (open && resends_last) {
@@ -174,6 +185,8 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     uint32_t mss = tapo_sender_mss(s);
     tapo_sb_desc desc;
     tapo_sb_describe(&s->sb, lo, hi, mss, s->dupacks, &desc);
+    if (!desc.found)
+        desc.dupacks_since = s->dupacks - s->dupacks_at_advance;
     tapo_trigger trigger = retransmission_trigger(s, &desc, lo, hi, p->time_s, gap_s, threshold_s);
     tx->kind = TAPO_TX_RETRANSMISSION;
     tx->retx_start = lo;
@@ -333,6 +346,7 @@ static double advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack,
     tapo_sb_feedback fb;
     tapo_sb_ack(&s->sb, ack, tapo_sender_mss(s), listener, &fb);
     s->snd_una = ack;
+    s->dupacks_at_advance = s->dupacks;
     raise_dupthres(s, fb.reordering);
     if ((s->ca_state == TAPO_CA_RECOVERY || s->ca_state == TAPO_CA_LOSS) &&
         s->snd_una >= s->recovery_point)

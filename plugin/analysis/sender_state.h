@@ -35,6 +35,7 @@ typedef struct tapo_sender {
     int64_t recovery_point;       /* snd_nxt when Recovery or Loss began, stream offset */
     uint32_t dupthres;            /* duplicate-ACK threshold, segments */
     uint64_t dupacks;             /* duplicate ACKs received, running count */
+    uint64_t dupacks_at_advance;  /* value of dupacks when snd_una last advanced */
     uint64_t tx_order;            /* transmissions sent, running count */
     uint32_t rwnd;                /* peer's last advertised window, bytes */
     bool rwnd_seen;               /* rwnd holds a real value */

@@ -56,7 +56,8 @@ typedef struct tapo_snapshot {
     uint32_t rwnd;                  /* receiver's last window, bytes */
     uint32_t init_rwnd;             /* receiver's window in its SYN, bytes; 0 unknown */
     uint32_t mss;                   /* bytes */
-    bool rwnd_known;                /* the window scale is known (handshake captured) */
+    bool rwnd_seen;                 /* the receiver advertised a window (rwnd is meaningful) */
+    bool rwnd_scale_known;          /* the window scale is known (handshake captured) */
     bool request_pending;           /* the receiver sent payload after the sender's last payload */
     bool sent_payload;              /* the sender had sent payload before */
     bool window_limited;            /* outstanding data filled the receiver's window */

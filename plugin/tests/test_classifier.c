@@ -22,7 +22,8 @@ static void base(tapo_snapshot *s, tapo_facts *f)
     s->mss = 1448;
     s->rwnd = 65535 * 4;
     s->init_rwnd = 65535;
-    s->rwnd_known = true;
+    s->rwnd_seen = true;
+    s->rwnd_scale_known = true;
     s->cur.dir = TAPO_DIR_OUT;
     s->cur.payload = true;
     s->cur.retransmission = true;
@@ -177,10 +178,13 @@ static void test_small_rwnd_needs_known_scale(void)
     base(&s, &f);
     s.packets_out = 3;
     s.rwnd = 500;
-    s.rwnd_known = false;
+    s.rwnd_scale_known = false;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_SMALL_CWND);
     s.rwnd = 0;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_SMALL_RWND);
+    /* Before any window was seen (one direction captured) nothing is known. */
+    s.rwnd_seen = false;
+    g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_SMALL_CWND);
 }
 
 static void test_continuous_loss(void)
@@ -221,6 +225,9 @@ static void test_large_dupthres(void)
     s.sacked_out = 0;
     s.loss_signals = 5;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_LARGE_DUPTHRES);
+    /* A fast retransmission that happened to end a stall waited for nothing. */
+    s.cur.trigger = TAPO_TRIGGER_FAST;
+    g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_RETRANS_UNDETERMINED);
 }
 
 static void test_retransmission_undetermined(void)

@@ -436,7 +436,8 @@ static void test_mid_connection(void)
     g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, SERVER);
     uint32_t pause = tb_packet(&b, SERVER, 1.0, 1 + MSS, 1, MSS, TAPO_TCP_ACK, 200, 0, NULL);
     assert_both(&b, pause, TAPO_CAUSE_RESOURCE_CONSTRAINT);
-    g_assert_false(tb_record(&b, pause)->snap.rwnd_known);
+    g_assert_true(tb_record(&b, pause)->snap.rwnd_seen);
+    g_assert_false(tb_record(&b, pause)->snap.rwnd_scale_known);
     tb_free(&b);
 }
 
@@ -454,6 +455,12 @@ static void test_sender_preference(void)
     g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, SERVER);
     b.cfg.sender_mode = TAPO_SENDER_INITIATOR;
     g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, CLIENT);
+    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, SERVER));
+    /* An upload: the client sends 100 KB, the server almost nothing. */
+    for (int i = 0; i < 70; i++)
+        tb_data(&b, CLIENT, 0.2 + i * 0.001, 1 + (uint32_t)i * MSS, MSS, 1);
+    g_assert_true(tapo_conv_sender_looks_reversed(&b.conv, SERVER));
+    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, CLIENT));
     b.cfg.sender_mode = TAPO_SENDER_PORTS;
     b.cfg.is_server_port = port_is_80;
     g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, SERVER);

@@ -91,6 +91,7 @@ static void test_invalid_samples_ignored(void)
     tapo_rtt_init(&rtt, 1.0);
     tapo_rtt_sample(&rtt, -0.5, 0.2);
     tapo_rtt_sample(&rtt, 0.0 / 0.0, 0.2);
+    tapo_rtt_sample(&rtt, 0.0, 0.2);   /* a coarse capture clock, not an RTT */
     g_assert_false(rtt.has_sample);
     g_assert_cmpfloat_with_epsilon(rtt.rto_s, 1.0, EPS);
 }

@@ -1,0 +1,32 @@
+/* packet-tapo.h: the TAPO post-dissector, and what it hands to its tap.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef PACKET_TAPO_H
+#define PACKET_TAPO_H
+
+#include "ws_compat.h"
+
+#include "stall.h"
+
+void proto_register_tapo(void);
+void proto_reg_handoff_tapo(void);
+void register_tapo_stats_tree(void);
+
+/* Name of the tap fed by the post-dissector. */
+#define TAPO_TAP_NAME "tapo"
+
+typedef enum {
+    TAPO_TAP_FLOW_START,     /* the first packet of a conversation */
+    TAPO_TAP_STALL           /* a stall-ending packet */
+} tapo_tap_kind;
+
+/* One tap record; valid for the current packet only. */
+typedef struct tapo_tap_info {
+    tapo_tap_kind kind;
+    uint32_t stream;                  /* tcp.stream */
+    const tapo_stall_record *rec;     /* TAPO_TAP_STALL only */
+    tapo_verdict verdict;             /* TAPO_TAP_STALL only: as rendered in this pass */
+} tapo_tap_info;
+
+#endif /* PACKET_TAPO_H */

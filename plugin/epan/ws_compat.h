@@ -1,0 +1,35 @@
+/* ws_compat.h: the only place that knows Wireshark versions differ.
+ *
+ * The same source builds against Wireshark 4.0 (Debian 12), 4.2, 4.4 and
+ * 4.6; every difference found is shimmed here by a feature test, never by
+ * guessing from version numbers where a feature test works
+ * (see ../shared/docs/wireshark-sdk-notes.md section 1).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_WS_COMPAT_H
+#define TAPO_WS_COMPAT_H
+
+#define WS_BUILD_DLL
+#include <wireshark.h>
+#include <ws_version.h>
+
+#include <epan/proto.h>
+
+#define TAPO_WS_AT_LEAST(major, minor) \
+    (WIRESHARK_VERSION_MAJOR > (major) || \
+     (WIRESHARK_VERSION_MAJOR == (major) && WIRESHARK_VERSION_MINOR >= (minor)))
+
+/* field_info::value is an embedded fvalue_t in 4.0 and a pointer from 4.2
+ * or 4.4 on: one expression gives a pointer either way (needs C11). */
+#define TAPO_FI_VALUE(fi) \
+    _Generic((fi)->value, fvalue_t *: (fi)->value, default: &(fi)->value)
+
+/* The stats_tree menu separator became "//" in 4.4. */
+#ifdef STATS_TREE_MENU_SEPARATOR
+#define TAPO_STATS_MENU(group, name) group STATS_TREE_MENU_SEPARATOR name
+#else
+#define TAPO_STATS_MENU(group, name) group "/" name
+#endif
+
+#endif /* TAPO_WS_COMPAT_H */
