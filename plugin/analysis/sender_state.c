@@ -76,8 +76,6 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     snap->rwnd_scale_known = s->rwnd_scale_known;
     snap->request_pending = s->request_pending;
     snap->sent_payload = s->sent_payload;
-    snap->window_limited = s->rwnd_seen && outstanding + (int64_t)mss > (int64_t)s->rwnd;
-
     /* Loss signals for the head of the window: SACKed segments, or without
      * SACK the duplicate ACKs since the head was last sent. */
     tapo_sb_desc head;
@@ -89,10 +87,9 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
 
     facts->cur_spurious = false;
     facts->outstanding_all_lost = counts.sacked_out == 0 && head_dupacks == 0;
-    /* Provisional guess at "more data to send": the window was full, or the
-     * last new segment did not carry PSH (Linux sets PSH at the end of what
-     * the application wrote). */
-    facts->had_more_data = snap->window_limited || !s->last_new_psh;
+    /* Provisional guess at "more data to send" (two passes know): see
+     * last_new_hints_more. */
+    facts->had_more_data = s->last_new_hints_more;
     facts->lost_out = counts.lost_out;
 }
 
@@ -200,6 +197,18 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     enter_state_for(s, trigger);
 }
 
+/* Whether a new segment suggests more data was queued behind it: it was
+ * full-sized (a stack sends a short segment only at the end of what the
+ * application wrote; PSH says nothing, Linux sets it on every GSO chunk),
+ * or it used up the receiver's window (then it was cut short by the window,
+ * not by the data). */
+static bool sends_more_soon(const tapo_sender *s, int64_t payload, int64_t end)
+{
+    if (payload >= (int64_t)tapo_sender_mss(s))
+        return true;
+    return s->rwnd_seen && s->rwnd_scale_known && end - s->snd_una >= (int64_t)s->rwnd;
+}
+
 static void record_new_data(tapo_sender *s, const tapo_packet *p, int64_t lo, int64_t end,
                             bool fin, tapo_tx_info *tx)
 {
@@ -207,7 +216,7 @@ static void record_new_data(tapo_sender *s, const tapo_packet *p, int64_t lo, in
     int64_t payload_end = fin ? end - 1 : end;
     if (payload_end > lo && lo >= s->data_start) {
         s->payload_bytes += (uint64_t)(payload_end - lo);
-        s->last_new_psh = (p->flags & TAPO_TCP_PSH) != 0;
+        s->last_new_hints_more = sends_more_soon(s, payload_end - lo, end);
         tx->new_data = true;
         tapo_hs_new_data(&s->hs);
     }

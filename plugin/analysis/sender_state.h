@@ -45,7 +45,7 @@ typedef struct tapo_sender {
     uint32_t largest_segment;     /* largest payload sent, bytes */
     bool request_pending;         /* the peer sent payload after our last payload */
     bool sent_payload;            /* we sent payload at least once */
-    bool last_new_psh;            /* PSH was set on our highest new-data segment */
+    bool last_new_hints_more;     /* our highest new-data segment was full-sized or used up the window */
     bool sack_seen;               /* the peer has sent SACK blocks */
     bool fin_sent;                /* this endpoint sent its FIN */
     uint64_t payload_bytes;       /* new payload bytes sent */

@@ -60,7 +60,6 @@ typedef struct tapo_snapshot {
     bool rwnd_scale_known;          /* the window scale is known (handshake captured) */
     bool request_pending;           /* the receiver sent payload after the sender's last payload */
     bool sent_payload;              /* the sender had sent payload before */
-    bool window_limited;            /* outstanding data filled the receiver's window */
     tapo_cur cur;
 } tapo_snapshot;
 

@@ -34,6 +34,14 @@ static uint32_t server_seg(tb *b, double t, int i)
     return tb_data(b, SERVER, t, SEG(i), MSS, 1 + REQ);
 }
 
+/* The short last segment of a response, of len bytes. */
+static uint32_t server_last(tb *b, double t, int i, uint32_t len)
+{
+    return tb_data(b, SERVER, t, SEG(i), len, 1 + REQ);
+}
+
+#define SHORT 700   /* bytes in the last segment of a response */
+
 /* A server segment without PSH: more data follows in the same write. */
 static uint32_t server_seg_more(tb *b, double t, int i)
 {
@@ -96,10 +104,10 @@ static void run_tail_loss(uint32_t server_isn)
     request(&b, 0.1001);
     server_seg(&b, 0.101, 0);
     server_seg(&b, 0.1011, 1);
-    server_seg(&b, 0.1012, 2);                        /* lost */
+    server_last(&b, 0.1012, 2, SHORT);                /* lost */
     client_ack(&b, 0.2, SEG(2));
-    uint32_t rto = server_seg(&b, 0.5, 2);            /* 0.3 s later */
-    client_ack(&b, 0.6, SEG(3));
+    uint32_t rto = server_last(&b, 0.5, 2, SHORT);    /* 0.3 s later */
+    client_ack(&b, 0.6, SEG(2) + SHORT);
     request(&b, 0.61);                                /* next request: the response had ended */
 
     assert_both(&b, rto, TAPO_CAUSE_TAIL);
@@ -110,7 +118,7 @@ static void run_tail_loss(uint32_t server_isn)
     g_assert_cmpuint(rec->snap.packets_out, ==, 1);
     tapo_verdict v = tb_verdict(&b, rto, true);
     g_assert_true(v.retransmission);
-    g_assert_cmpfloat_with_epsilon(v.position, 2.0 / 3.0, 1e-9);
+    g_assert_cmpfloat_with_epsilon(v.position, 2.0 * MSS / (2 * MSS + SHORT), 1e-9);
     tb_free(&b);
 }
 
@@ -133,11 +141,11 @@ static void test_t_double(void)
     start(&b, 5000000);
     request(&b, 0.1001);
     server_seg(&b, 0.101, 0);
-    server_seg(&b, 0.1011, 1);
+    server_last(&b, 0.1011, 1, SHORT);
     client_ack(&b, 0.2, SEG(1));
-    uint32_t first = server_seg(&b, 0.5, 1);          /* RTO, lost again */
-    uint32_t second = server_seg(&b, 1.1, 1);         /* backed-off RTO */
-    client_ack(&b, 1.2, SEG(2));
+    uint32_t first = server_last(&b, 0.5, 1, SHORT);  /* RTO, lost again */
+    uint32_t second = server_last(&b, 1.1, 1, SHORT); /* backed-off RTO */
+    client_ack(&b, 1.2, SEG(1) + SHORT);
 
     assert_both(&b, first, TAPO_CAUSE_TAIL);
     assert_both(&b, second, TAPO_CAUSE_T_DOUBLE);
@@ -197,17 +205,18 @@ static void test_tail_in_recovery(void)
     for (int i = 0; i < 10; i++)
         server_seg_more(&b, 0.101 + i * 0.0001, i);
     client_ack(&b, 0.2, SEG(10));
-    for (int i = 10; i < 20; i++)
-        server_seg(&b, 0.2001 + i * 0.0001, i);
+    for (int i = 10; i < 19; i++)
+        server_seg_more(&b, 0.2001 + i * 0.0001, i);
+    server_last(&b, 0.2020, 19, SHORT);
     for (int i = 11; i < 14; i++)
         tb_sack(&b, CLIENT, 0.3 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
-    server_seg(&b, 0.3015, 10);
+    server_seg_more(&b, 0.3015, 10);
     for (int i = 14; i < 19; i++)
         tb_sack(&b, CLIENT, 0.3016 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
     client_ack(&b, 0.4, SEG(19));                      /* partial ACK: 19 is missing */
-    uint32_t rto = server_seg(&b, 0.7, 19);
-    client_ack(&b, 0.8, SEG(20));
-    tb_packet(&b, CLIENT, 0.81, 1 + REQ, SEG(20), 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    uint32_t rto = server_last(&b, 0.7, 19, SHORT);
+    client_ack(&b, 0.8, SEG(19) + SHORT);
+    tb_packet(&b, CLIENT, 0.81, 1 + REQ, SEG(19) + SHORT, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
 
     assert_both(&b, rto, TAPO_CAUSE_TAIL);
     g_assert_cmpint(tb_record(&b, rto)->snap.ca_state, ==, TAPO_CA_RECOVERY);
@@ -383,12 +392,12 @@ static void test_capture_duplicates_ignored(void)
     request(&b, 0.1001);
     server_seg(&b, 0.101, 0);
     server_seg(&b, 0.101002, 0);                       /* the same frame, 2 us later */
-    server_seg(&b, 0.1011, 1);                          /* lost */
+    server_last(&b, 0.1011, 1, SHORT);                  /* lost */
     client_ack(&b, 0.2, SEG(1));
     client_ack(&b, 0.200003, SEG(1));                   /* captured twice too */
-    uint32_t rto = server_seg(&b, 0.5, 1);
-    client_ack(&b, 0.6, SEG(2));
-    tb_packet(&b, CLIENT, 0.61, 1 + REQ, SEG(2), 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    uint32_t rto = server_last(&b, 0.5, 1, SHORT);
+    client_ack(&b, 0.6, SEG(1) + SHORT);
+    tb_packet(&b, CLIENT, 0.61, 1 + REQ, SEG(1) + SHORT, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
     assert_both(&b, rto, TAPO_CAUSE_TAIL);
     g_assert_cmpuint(tb_record(&b, rto)->snap.cur.retrans_count, ==, 1);
     g_assert_cmpint(tb_record(&b, rto)->snap.ca_state, ==, TAPO_CA_OPEN);

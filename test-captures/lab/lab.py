@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""The impairment lab: makes labelled captures from real Linux TCP.
+
+    sudo test-captures/lab/lab.py [--out DIR] [SCENARIO ...]
+    test-captures/lab/lab.py --list
+
+For each scenario (scenarios.py) it builds two network namespaces joined by
+the emulated link (netlab.py, relay.py), runs the server and the scripted
+client (endpoints.py), captures on the server's side as the paper does,
+and writes into DIR (default: test-captures/):
+    NAME.pcap        the capture
+    NAME.lab.json    what the relay dropped or held, the server namespace's
+                     kernel counters, the sysctls and the kernel version
+    NAME.expected    the stalls the scenario implies (label.py)
+Needs root (namespaces, TUN devices), tcpdump, tshark, editcap, nstat.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import label      # noqa: E402
+import netlab     # noqa: E402
+import relay      # noqa: E402
+import scenarios  # noqa: E402
+
+COUNTERS = ["TcpExtTCPTimeouts", "TcpExtTCPLossProbes", "TcpExtTCPLossProbeRecovery",
+            "TcpExtTCPFastRetrans", "TcpExtTCPSlowStartRetrans", "TcpExtTCPLostRetransmit",
+            "TcpExtTCPDSACKRecv", "TcpExtTCPDSACKOfoRecv", "TcpExtTCPSpuriousRTOs",
+            "TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery", "TcpExtTCPSynRetrans",
+            "TcpRetransSegs"]
+
+
+def wait_for_line(proc, text, timeout=5.0):
+    end = time.monotonic() + timeout
+    stream = proc.stderr if proc.stderr else proc.stdout
+    while time.monotonic() < end:
+        line = stream.readline()
+        if text in line:
+            return
+        if proc.poll() is not None:
+            raise RuntimeError("process exited before saying %r" % text)
+    raise RuntimeError("timed out waiting for %r" % text)
+
+
+def run_live(sc, out_dir):
+    """Runs one scenario on the emulated link; returns (pcap, sidecar)."""
+    net = netlab.Netlab(sc.variant, sc.server_sysctls, sc.client_sysctls, sc.initcwnd, sc.ipv6)
+    tmp = tempfile.mkdtemp(prefix="tapo-lab-")
+    pcap_tmp = os.path.join(tmp, sc.name + ".pcap")
+    procs = []
+    try:
+        dump = subprocess.Popen(netlab.ns_exec(netlab.SERVER_NS, [
+            "tcpdump", "-i", "tun0", "-n", "-U", "-Z", "root", "-s", str(sc.snaplen or 0),
+            "-w", pcap_tmp, "tcp", "port", str(netlab.SERVER_PORT)]),
+            stderr=subprocess.PIPE, text=True)
+        procs.append(dump)
+        wait_for_line(dump, "listening on")
+        endpoints = os.path.join(HERE, "endpoints.py")
+        server = subprocess.Popen(netlab.ns_exec(netlab.SERVER_NS, [
+            sys.executable, endpoints, "server", net.server_address(), str(netlab.SERVER_PORT)]),
+            stdout=subprocess.PIPE, text=True)
+        procs.append(server)
+        wait_for_line(server, "listening")
+        client = subprocess.Popen(netlab.ns_exec(netlab.CLIENT_NS, [
+            sys.executable, endpoints, "client", net.server_address(), str(netlab.SERVER_PORT),
+            json.dumps(sc.client)]), stdout=subprocess.PIPE, text=True)
+        procs.append(client)
+        link = relay.Relay(net.server_fd, net.client_fd, sc.link, seed=sc.name)
+        done_at = [None]
+
+        def stop():
+            if done_at[0] is None and client.poll() is not None:
+                done_at[0] = time.monotonic()
+            return done_at[0] is not None and time.monotonic() - done_at[0] > sc.settle_s
+
+        link.run(stop)
+        report = json.loads(client.stdout.read() or "{}")
+        counters = net.kernel_counters(netlab.SERVER_NS)
+        dump.send_signal(signal.SIGINT)
+        dump.wait(timeout=5)
+        sidecar = {
+            "scenario": sc.name,
+            "description": sc.description,
+            "made": "Linux %s, %s" % (os.uname().release, datetime.date.today().isoformat()),
+            "variant": sc.variant,
+            "server_sysctls": net.server_sysctls,
+            "client_sysctls": sc.client_sysctls,
+            "initcwnd": sc.initcwnd,
+            "ipv6": sc.ipv6,
+            "link": sc.link,
+            "client_script": sc.client,
+            "client_received": report.get("received"),
+            "relay_log": link.log,
+            "relay_packets": dict(link.packets),
+            "kernel_counters": {k: counters.get(k, 0) for k in COUNTERS},
+        }
+        pcap = os.path.join(out_dir, sc.name + ".pcap")
+        shutil.copyfile(pcap_tmp, pcap)
+        return pcap, sidecar
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        net.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def rewrite_wrap(src, dst, server_isn, new_isn, client_port_filter=netlab.SERVER_PORT):
+    """Copies a raw-IP pcap, shifting the server's sequence numbers (and the
+    client's ACK and SACK numbers for them) so that its ISN becomes new_isn.
+    Checksums are recomputed."""
+    shift = (new_isn - server_isn) % 2**32
+    with open(src, "rb") as f:
+        data = bytearray(f.read())
+    out = bytearray(data[:24])
+    pos = 24
+    while pos < len(data):
+        incl = struct.unpack_from("<I", data, pos + 8)[0]
+        rec = bytearray(data[pos:pos + 16 + incl])
+        _shift_packet(rec, 16, shift, client_port_filter)
+        out += rec
+        pos += 16 + incl
+    with open(dst, "wb") as f:
+        f.write(out)
+
+
+def _checksum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _shift_packet(rec, off, shift, server_port):
+    if rec[off] >> 4 != 4:
+        raise ValueError("seq-wrap rewriting handles IPv4 captures only")
+    ihl = (rec[off] & 0x0F) * 4
+    t = off + ihl
+    sport, dport = struct.unpack_from("!HH", rec, t)
+    seq, ack = struct.unpack_from("!II", rec, t + 4)
+    hdr = (rec[t + 12] >> 4) * 4
+    if sport == server_port:
+        struct.pack_into("!I", rec, t + 4, (seq + shift) % 2**32)
+    else:
+        if rec[t + 13] & 0x10:
+            struct.pack_into("!I", rec, t + 8, (ack + shift) % 2**32)
+        i = t + 20
+        while i < t + hdr:                       # SACK edges, option kind 5
+            kind = rec[i]
+            if kind == 0:
+                break
+            if kind == 1:
+                i += 1
+                continue
+            length = rec[i + 1]
+            if kind == 5:
+                for e in range(i + 2, i + length, 4):
+                    edge = struct.unpack_from("!I", rec, e)[0]
+                    struct.pack_into("!I", rec, e, (edge + shift) % 2**32)
+            i += max(length, 2)
+    total = struct.unpack_from("!H", rec, off + 2)[0]
+    struct.pack_into("!H", rec, t + 16, 0)
+    pseudo = bytes(rec[off + 12:off + 20]) + struct.pack("!BBH", 0, 6, total - ihl)
+    captured = bytes(rec[t:off + total]) if len(rec) >= off + total else None
+    if captured is not None:
+        struct.pack_into("!H", rec, t + 16, _checksum(bytearray(pseudo + captured)))
+
+
+def run_derived(sc, out_dir):
+    base_name, op, arg = sc.derive
+    base = os.path.join(out_dir, base_name + ".pcap")
+    with open(os.path.join(out_dir, base_name + ".lab.json")) as f:
+        sidecar = json.load(f)
+    pcap = os.path.join(out_dir, sc.name + ".pcap")
+    if op == "cut":
+        subprocess.run(["editcap", base, pcap, "1-%d" % arg], check=True)   # deletes frames 1..arg
+    elif op == "snaplen":
+        subprocess.run(["editcap", "-s", str(arg), base, pcap], check=True)
+    elif op == "wrap":
+        isn = sidecar["isns"][0]["server"]
+        new_isn = (2**32 - arg) % 2**32
+        rewrite_wrap(base, pcap, isn, new_isn)
+        sidecar = dict(sidecar, isns=[dict(sidecar["isns"][0], server=new_isn)] + sidecar["isns"][1:])
+    sidecar = dict(sidecar, scenario=sc.name, description=sc.description,
+                   derived_from=base_name, derivation="%s %s" % (op, arg))
+    return pcap, sidecar
+
+
+def make(sc, out_dir):
+    if sc.derive:
+        pcap, sidecar = run_derived(sc, out_dir)
+    else:
+        pcap, sidecar = run_live(sc, out_dir)
+        sidecar["isns"] = label.handshake_isns(label.read_frames(pcap))
+    with open(os.path.join(out_dir, sc.name + ".lab.json"), "w") as f:
+        json.dump(sidecar, f, indent=1, sort_keys=True)
+        f.write("\n")
+    frames = label.read_frames(pcap)
+    mss = scenarios.MSS6 if sidecar.get("ipv6") else scenarios.MSS4
+    locator = label.Locator(frames, sidecar["isns"], sidecar["relay_log"], mss)
+    label.write_expected(os.path.join(out_dir, sc.name + ".expected"), sc, sidecar, locator)
+    return pcap
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.dirname(HERE), help="output folder")
+    ap.add_argument("--list", action="store_true", help="list the scenarios")
+    ap.add_argument("names", nargs="*", help="scenarios to make (default: all)")
+    args = ap.parse_args()
+    table = scenarios.by_name()
+    if args.list:
+        for sc in scenarios.SCENARIOS:
+            print("%-28s %s" % (sc.name, sc.description))
+        return 0
+    if os.geteuid() != 0:
+        sys.exit("lab.py needs root: it creates network namespaces and TUN devices")
+    names = args.names or [sc.name for sc in scenarios.SCENARIOS]
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        sys.exit("unknown scenario(s): %s (see --list)" % ", ".join(unknown))
+    os.makedirs(args.out, exist_ok=True)
+    for name in names:
+        started = time.monotonic()
+        pcap = make(table[name], args.out)
+        print("%-28s %-40s %.1f s" % (name, os.path.relpath(pcap), time.monotonic() - started))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

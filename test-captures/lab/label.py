@@ -1,0 +1,172 @@
+"""Turns a scenario's expectations into an expected-results file.
+
+The frames are found from plain TCP fields that tshark prints (sequence
+numbers, flags, windows) and from the relay's log of what it dropped and
+held, never from TAPO's output: a label follows from how the capture was
+made, so that the corpus test can catch TAPO being wrong.
+
+Expected-results format (TSV, '#' starts a comment):
+    frame-or-range  cause  one-pass-cause  reason
+A range "a-b" means: every stall TAPO finds in frames a..b has that cause,
+and there is at least one.
+"""
+
+import subprocess
+
+SERVER_PORT = 8080
+FIELDS = ["frame.number", "frame.time_relative", "tcp.stream", "tcp.srcport", "tcp.seq_raw",
+          "tcp.ack_raw", "tcp.len", "tcp.flags", "tcp.window_size"]
+FIN, SYN = 0x01, 0x02
+
+
+class Frame:
+    def __init__(self, row):
+        self.number = int(row[0])
+        self.time = float(row[1])
+        self.stream = int(row[2]) if row[2] else -1
+        self.from_server = row[3] == str(SERVER_PORT)
+        self.seq_raw = int(row[4]) if row[4] else 0
+        self.ack_raw = int(row[5]) if row[5] else 0
+        self.len = int(row[6]) if row[6] else 0
+        self.flags = int(row[7], 16) if row[7] else 0
+        self.window = int(row[8]) if row[8] else 0
+
+
+def read_frames(pcap, tshark_prefix=()):
+    cmd = list(tshark_prefix) + ["tshark", "-n", "-r", pcap, "-T", "fields", "-E", "separator=/t"]
+    for f in FIELDS:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    frames = []
+    for line in out.splitlines():
+        row = line.split("\t")
+        if len(row) == len(FIELDS) and row[2]:
+            frames.append(Frame(row))
+    return frames
+
+
+def handshake_isns(frames):
+    """Raw ISNs of each connection (tcp.stream order), from its SYN and SYN-ACK."""
+    isns = {}
+    for f in frames:
+        if f.flags & SYN:
+            side = "server" if f.from_server else "client"
+            isns.setdefault(f.stream, {}).setdefault(side, f.seq_raw)
+    return [isns[s] for s in sorted(isns)]
+
+
+class Locator:
+    """Finds frames in one capture, given each connection's raw ISNs."""
+
+    def __init__(self, frames, isns, relay_log, mss):
+        self.frames = frames
+        self.isns = isns
+        self.relay_log = relay_log
+        self.mss = mss
+
+    def _rel(self, f, raw, side):
+        return (raw - self.isns[f.stream][side]) % 2**32
+
+    def _server_data(self, conn):
+        return [f for f in self.frames if f.stream == conn and f.from_server and f.len > 0]
+
+    def _client(self, conn):
+        return [f for f in self.frames if f.stream == conn and not f.from_server]
+
+    def retx(self, rel_seq, n, conn=0):
+        copies = [f for f in self._server_data(conn) if self._rel(f, f.seq_raw, "server") == rel_seq]
+        if len(copies) <= n:
+            raise LookupError("segment %d was sent %d times, no retransmission %d"
+                              % (rel_seq, len(copies), n))
+        return copies[n].number
+
+    def dropped_retx(self, k, n, conn=0):
+        """The n-th retransmission of the k-th segment the relay dropped
+        (segment boundaries depend on the windows, the log knows them)."""
+        drops = [e for e in self.relay_log
+                 if e["event"] == "drop" and e["dir"] == "s2c" and e["conn"] == conn]
+        return self.retx(drops[k]["seq"], n, conn)
+
+    def server_seq(self, rel_seq, conn=0):
+        for f in self._server_data(conn):
+            if self._rel(f, f.seq_raw, "server") == rel_seq:
+                return f.number
+        raise LookupError("no server segment at %d" % rel_seq)
+
+    def request(self, n, conn=0):
+        seen, starts = set(), []
+        for f in self._client(conn):
+            rel = self._rel(f, f.seq_raw, "client")
+            if f.len > 0 and rel not in seen:
+                seen.add(rel)
+                starts.append(f.number)
+        return starts[n - 1]
+
+    def response(self, n, conn=0):
+        after = self.request(n, conn)
+        for f in self._server_data(conn):
+            if f.number > after:
+                return f.number
+        raise LookupError("no response to request %d" % n)
+
+    def client_fin(self, conn=0):
+        for f in self._client(conn):
+            if f.flags & FIN:
+                return f.number
+        raise LookupError("no client FIN")
+
+    def nth_retx_frame(self, n, conn=0):
+        top, count = 0, 0
+        for f in self._server_data(conn):
+            end = self._rel(f, f.seq_raw, "server") + f.len
+            if end <= top:
+                count += 1
+                if count == n:
+                    return f.number
+            top = max(top, end)
+        raise LookupError("fewer than %d retransmissions" % n)
+
+    def hold_release(self, index, conn=0):
+        holds = [e for e in self.relay_log if e["event"] == "hold" and e["conn"] == conn]
+        triggers = []
+        for e in holds:
+            if not triggers or e["release"] != triggers[-1]["release"]:
+                triggers.append(e)
+        trigger = triggers[index]
+        for f in self._client(conn):
+            if f.flags & 0x10 and self._rel(f, f.ack_raw, "server") >= trigger["ack"]:
+                return f.number
+        raise LookupError("held packets never arrived")
+
+    def closed_window_span(self, conn=0):
+        closed = [f.number for f in self._client(conn) if f.window < self.mss and not f.flags & SYN]
+        data = self._server_data(conn)
+        if not closed or not data:
+            raise LookupError("the client's window never closed")
+        return (closed[0], data[-1].number)
+
+    def drain_span(self, conn=0):
+        """After the last byte of the response, up to the client's FIN."""
+        return (self._server_data(conn)[-1].number + 1, self.client_fin(conn))
+
+    def find(self, locator):
+        name, args = locator[0], locator[1:]
+        return getattr(self, name)(*args)
+
+
+def format_frames(found):
+    return "%d-%d" % found if isinstance(found, tuple) else str(found)
+
+
+def write_expected(path, scenario, sidecar, locator):
+    lines = [
+        "# %s.pcap: %s" % (scenario.name, scenario.description),
+        "# made by test-captures/lab/lab.py %s (%s); see %s.lab.json" % (
+            scenario.name, sidecar.get("made", ""), scenario.name),
+        "# frame\tcause\tone-pass-cause\treason",
+    ]
+    for e in scenario.expect:
+        found = locator.find(e.locator)
+        lines.append("%s\t%s\t%s\t%s" % (format_frames(found), e.cause, e.one_pass, e.reason))
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")

@@ -1,0 +1,145 @@
+"""Two network namespaces joined by TUN devices that one process relays.
+
+The server lives in namespace tapo-srv, the client in tapo-cli.  Each has a
+TUN device "tun0"; the lab process holds both file descriptors and moves
+packets between them through the link emulator (relay.py), because the
+netem qdisc is not available everywhere.  TUN devices carry plain IP
+packets of at most the MTU: no GSO, so the capture shows real segments.
+"""
+
+import ctypes
+import fcntl
+import os
+import struct
+import subprocess
+
+CLONE_NEWNET = 0x40000000
+TUNSETIFF = 0x400454CA
+IFF_TUN = 0x0001
+IFF_NO_PI = 0x1000
+
+SERVER_NS = "tapo-srv"
+CLIENT_NS = "tapo-cli"
+SERVER_V4, CLIENT_V4 = "10.77.0.1", "10.77.0.2"
+SERVER_V6, CLIENT_V6 = "fd77::1", "fd77::2"
+SERVER_PORT = 8080
+MTU = 1500
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+# Sender behaviour variants (sysctls of the server's namespace).  Linux
+# 6.17 and later cannot switch RACK off for SACK connections; only TLP can
+# be disabled (tcp_early_retrans=0), and only SACK off (NewReno) gives a
+# duplicate-ACK threshold that matters.  See test-captures/README.md.
+# Congestion control is set per socket to cubic by endpoints.py: a
+# namespace other than the initial one may only default to the host's
+# "allowed" algorithms, and the host's default varies (bbr here, cubic on
+# Debian).
+COMMON_SYSCTLS = {
+    "net.ipv4.tcp_no_metrics_save": "1",
+}
+VARIANTS = {
+    "modern": {},
+    "paper": {"net.ipv4.tcp_early_retrans": "0"},
+    "newreno": {"net.ipv4.tcp_sack": "0", "net.ipv4.tcp_early_retrans": "0"},
+}
+
+
+def run(cmd, check=True, **kw):
+    return subprocess.run(cmd, check=check, text=True, **kw)
+
+
+def ns_exec(ns, argv):
+    return ["ip", "netns", "exec", ns] + list(argv)
+
+
+def _setns(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if _libc.setns(fd, CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, "setns(%s): %s" % (path, os.strerror(err)))
+    finally:
+        os.close(fd)
+
+
+def _open_tun(name):
+    fd = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
+    fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TUN | IFF_NO_PI))
+    return fd
+
+
+class Netlab:
+    """Creates the namespaces and TUN devices; removes them on close()."""
+
+    def __init__(self, variant, extra_server_sysctls=None, client_sysctls=None,
+                 initcwnd=None, ipv6=False):
+        self.ipv6 = ipv6
+        self.server_fd = self.client_fd = None
+        self.teardown()
+        for ns in (SERVER_NS, CLIENT_NS):
+            run(["ip", "netns", "add", ns])
+        own = "/proc/self/ns/net"
+        saved = os.open(own, os.O_RDONLY)
+        try:
+            _setns("/run/netns/" + SERVER_NS)
+            self.server_fd = _open_tun("tun0")
+            _setns("/run/netns/" + CLIENT_NS)
+            self.client_fd = _open_tun("tun0")
+        finally:
+            if _libc.setns(saved, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns back")
+            os.close(saved)
+        self._address(SERVER_NS, SERVER_V4, SERVER_V6, initcwnd)
+        self._address(CLIENT_NS, CLIENT_V4, CLIENT_V6, None)
+        server = dict(COMMON_SYSCTLS, **VARIANTS[variant])
+        server.update(extra_server_sysctls or {})
+        self.sysctl(SERVER_NS, server)
+        self.sysctl(CLIENT_NS, dict(COMMON_SYSCTLS, **(client_sysctls or {})))
+        self.server_sysctls = server
+
+    def _address(self, ns, v4, v6, initcwnd):
+        cmds = [
+            ["ip", "link", "set", "lo", "up"],
+            ["ip", "link", "set", "tun0", "mtu", str(MTU), "up"],
+            ["ip", "addr", "add", v4 + "/24", "dev", "tun0"],
+            ["ip", "-6", "addr", "add", v6 + "/64", "dev", "tun0", "nodad"],
+        ]
+        for cmd in cmds:
+            run(["ip", "-n", ns] + cmd[1:])
+        if initcwnd:
+            # A per-route initial congestion window (Linux route metric).
+            # The kernel made the prefix routes with the address (IPv6 ones
+            # with metric 256): replace exactly those.
+            run(["ip", "-n", ns, "-4", "route", "change", "10.77.0.0/24", "dev", "tun0",
+                 "initcwnd", str(initcwnd)])
+            run(["ip", "-n", ns, "-6", "route", "replace", "fd77::/64", "dev", "tun0",
+                 "metric", "256", "initcwnd", str(initcwnd)])
+
+    @staticmethod
+    def sysctl(ns, values):
+        for key, value in values.items():
+            run(ns_exec(ns, ["sysctl", "-q", "-w", "%s=%s" % (key, value)]))
+
+    @staticmethod
+    def kernel_counters(ns):
+        """TcpExt and Tcp counters of a namespace (fresh, so they are the run's)."""
+        out = run(ns_exec(ns, ["nstat", "-a", "-z", "--json"]), capture_output=True).stdout
+        import json
+        data = json.loads(out)
+        return data.get("kernel", data)
+
+    def server_address(self):
+        return SERVER_V6 if self.ipv6 else SERVER_V4
+
+    def close(self):
+        for fd in (self.server_fd, self.client_fd):
+            if fd is not None:
+                os.close(fd)
+        self.server_fd = self.client_fd = None
+        self.teardown()
+
+    @staticmethod
+    def teardown():
+        for ns in (SERVER_NS, CLIENT_NS):
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL, check=False)

@@ -1,0 +1,262 @@
+"""The lab's scenarios: how each capture is made and which stalls it must show.
+
+A scenario gives the sender variant (netlab.VARIANTS), the link (relay.py),
+the client's script (endpoints.py) and its expectations.  An expectation
+names a cause, the one-pass cause when that differs (spec section 6), a
+locator that finds the frame from plain TCP fields (label.py), and the
+reason the label follows from how the capture was made.
+
+The default link: 25 ms each way (RTT 50 ms), no loss.  Then SRTT is about
+50 ms, the RTO about 250 ms and the stall threshold min(2 SRTT, RTO) about
+100 ms; the scenarios keep every pause they create well above that and
+every other gap well below it.  Linux sends 1448 bytes per segment with
+timestamps over IPv4 (MSS 1460), 1428 over IPv6.
+"""
+
+MSS4 = 1448
+MSS6 = 1428
+
+
+def seq(i, mss=MSS4):
+    """Relative sequence number of the i-th full segment of a response."""
+    return 1 + i * mss
+
+
+class Expect:
+    def __init__(self, cause, locator, reason, one_pass=None):
+        self.cause = cause
+        self.one_pass = one_pass or cause
+        self.locator = locator
+        self.reason = reason
+
+
+class Scenario:
+    def __init__(self, name, description, variant, client, expect, link=None,
+                 server_sysctls=None, client_sysctls=None, initcwnd=None, ipv6=False,
+                 snaplen=0, derive=None, kernel_notes=None, mixed=False, settle_s=0.6):
+        self.name = name
+        self.description = description
+        self.variant = variant
+        self.client = client
+        self.expect = expect
+        self.link = link or {}
+        self.server_sysctls = server_sysctls or {}
+        self.client_sysctls = client_sysctls or {}
+        self.initcwnd = initcwnd
+        self.ipv6 = ipv6
+        self.snaplen = snaplen
+        self.derive = derive          # (base scenario, operation, argument) for derived captures
+        self.kernel_notes = kernel_notes or ""
+        self.mixed = mixed
+        self.settle_s = settle_s      # how long to keep capturing after the client is done, seconds
+
+
+def one_request(size, linger_ms=50, **req):
+    return {"connections": [{"requests": [dict(size=size, **req)], "linger_ms": linger_ms}]}
+
+
+def last_seq(size, mss=MSS4):
+    return 1 + (size - 1) // mss * mss
+
+
+SCENARIOS = [
+    Scenario(
+        "data-unavailable",
+        "The server thinks 500 ms before answering a 30 KB request.",
+        "modern", one_request(30000, think_ms=500),
+        [Expect("data-unavailable", ("response", 1),
+                "the server slept 500 ms (think time) before the first byte of its response")]),
+    Scenario(
+        "client-idle",
+        "The client pauses 800 ms between two requests and 600 ms before closing.",
+        "modern",
+        {"connections": [{"requests": [{"size": 20000}, {"size": 20000, "wait_ms": 800}],
+                          "linger_ms": 600}]},
+        [Expect("client-idle", ("request", 2),
+                "the client waited 800 ms after the first response before its second request"),
+         Expect("client-idle", ("client_fin",),
+                "the client waited 600 ms after the second response before closing")]),
+    Scenario(
+        "resource-constraint",
+        "The server writes 20 KB of a 60 KB response, pauses 600 ms, then writes the rest.",
+        "modern", one_request(60000, pause_at=20000, pause_ms=600),
+        [Expect("resource-constraint", ("server_seq", 20001),
+                "the server application paused 600 ms mid-response after 20000 bytes, "
+                "which were all ACKed within about 150 ms")]),
+    Scenario(
+        "zero-window",
+        "A slow reader: 8 KB receive buffer, reading 1000 bytes every 250 ms of a 30 KB response.",
+        "modern",
+        {"connections": [{"rcvbuf": 8192, "linger_ms": 50,
+                          "requests": [{"size": 30000, "read_chunk": 1000, "read_delay_ms": 250}]}]},
+        [Expect("zero-window", ("closed_window_span",),
+                "the client's window was closed (below one MSS) while the server had the rest of "
+                "the response to send: every stall in this span waits for the reader"),
+         Expect("client-idle", ("drain_span",),
+                "the server had sent everything; the reader drains its 8 KB buffer for about "
+                "2 s and its window updates end these gaps: nothing outstanding, no request")]),
+    Scenario(
+        "tail-paper",
+        "Paper-era sender (no TLP): the last segment of an 8000-byte response is lost once.",
+        "paper",
+        dict(one_request(8000)),
+        [Expect("tail", ("retx", last_seq(8000), 1),
+                "the relay dropped the 1st transmission of the response's last segment; with "
+                "nothing sent after it and TLP off, only the RTO could resend it (Open state)")],
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1]}]}),
+    Scenario(
+        "tail-tlp",
+        "Today's Linux: the last segment of an 8000-byte response is lost once; a tail-loss "
+        "probe resends it.",
+        "modern", one_request(8000),
+        [Expect("tail", ("retx", last_seq(8000), 1),
+                "the relay dropped the 1st transmission of the last segment; no dupacks can "
+                "follow it, so the sender waited for its tail-loss probe timer")],
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1]}]}),
+    Scenario(
+        "t-double-paper",
+        "Paper-era sender: the last segment of an 8000-byte response is lost twice.",
+        "paper", one_request(8000),
+        [Expect("tail", ("retx", last_seq(8000), 1),
+                "1st transmission of the last segment dropped: the RTO resends it"),
+         Expect("t-double", ("retx", last_seq(8000), 2),
+                "the RTO retransmission was dropped too: the backed-off RTO resends it again")],
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1, 2]}]}),
+    Scenario(
+        "t-double-tlp",
+        "Today's Linux: the last segment and its tail-loss probe are both lost.",
+        "modern", one_request(8000),
+        [Expect("tail", ("retx", last_seq(8000), 1),
+                "1st transmission of the last segment dropped: the tail-loss probe resends it"),
+         Expect("t-double", ("retx", last_seq(8000), 2),
+                "the probe was dropped too: the RTO resends the segment a second time, after "
+                "a timer-driven first retransmission")],
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1, 2]}]}),
+    Scenario(
+        "f-double",
+        "A 40-segment response; segment 35 and its fast retransmission are both lost.",
+        "modern", one_request(40 * MSS4),
+        [Expect("f-double", ("retx", seq(35), 2),
+                "segments 36-39 were SACKed, so segment 35 was fast-retransmitted; the relay "
+                "dropped that retransmission too and, with no data left to send after it, only "
+                "the RTO could resend it (paper Figure 9)")],
+        link={"drops": [{"dir": "s2c", "seq": seq(35), "tx": [1, 2]}]}),
+    Scenario(
+        "small-cwnd",
+        "Initial congestion window of 2: both segments of the first flight of a 30 KB "
+        "response are lost.",
+        "paper", one_request(30000),
+        [Expect("small-cwnd", ("dropped_retx", 0, 1),
+                "the route's initcwnd 2 allowed 2 segments in flight; both were dropped, so no "
+                "dupack could come and the RTO resent the first while more data waited")],
+        link={"drops": [{"dir": "s2c", "seq_range": [seq(0), seq(2)], "tx": [1]}]},
+        initcwnd=2),
+    Scenario(
+        "small-rwnd",
+        "The client's 4 KB receive buffer allows 2 segments in flight; a 100 ms blackout "
+        "in the middle of a 40 KB response loses both.",
+        "paper",
+        {"connections": [{"rcvbuf": 4096, "linger_ms": 50, "requests": [{"size": 40000}]}]},
+        [Expect("small-rwnd", ("dropped_retx", 0, 1),
+                "SO_RCVBUF 4096 made the client advertise 2920 bytes (2 MSS); a 100 ms blackout "
+                "from sequence 14481 on dropped every segment in flight, so no dupack could "
+                "come and the RTO resent the first of them")],
+        link={"drops": [{"dir": "s2c", "blackout_after_seq": seq(10), "duration_ms": 100}]}),
+    Scenario(
+        "continuous-loss",
+        "A 20-segment response whose whole second flight (segments 10-19) is lost.",
+        "paper", one_request(20 * MSS4),
+        [Expect("continuous-loss", ("dropped_retx", 0, 1),
+                "the relay dropped every segment of the second flight (10 outstanding), so no "
+                "ACK or SACK could come back before the RTO")],
+        link={"drops": [{"dir": "s2c", "seq_range": [seq(10), seq(20)], "tx": [1]}]}),
+    Scenario(
+        "ack-delay",
+        "The client's ACKs are held for 450 ms in the middle of a 100 KB response.",
+        "paper", one_request(100000),
+        [Expect("ack-delay", ("nth_retx_frame", 1),
+                "no segment was lost: the relay held the client's ACKs for 450 ms, longer than "
+                "the RTO, so the RTO resent data the client already had; the client's DSACK "
+                "shows it.  One pass cannot see the DSACK yet and, with nothing known to have "
+                "arrived, calls it continuous loss", one_pass="continuous-loss"),
+         Expect("packet-delay", ("hold_release", 0),
+                "the held ACKs arrive about 170 ms after the retransmission: outstanding data, "
+                "no retransmission")],
+        link={"holds": [{"dir": "c2s", "after_ack": seq(20), "hold_ms": 450}]}),
+    Scenario(
+        "packet-delay",
+        "The client's ACKs are held for 160 ms (above 2 SRTT, below the RTO) mid-response.",
+        "paper", one_request(100000),
+        [Expect("packet-delay", ("hold_release", 0),
+                "the relay held the client's ACKs for 160 ms: data was outstanding, nothing "
+                "was lost and the RTO did not fire")],
+        link={"holds": [{"dir": "c2s", "after_ack": seq(20), "hold_ms": 160}]}),
+    Scenario(
+        "large-dupthres",
+        "No SACK, and the sender's duplicate-ACK threshold raised to 30: one segment of a "
+        "60 KB response is lost.",
+        "newreno", one_request(60000),
+        [Expect("large-dupthres", ("retx", seq(25), 1),
+                "about 15 duplicate ACKs came back for segment 25, but net.ipv4.tcp_reordering=30 "
+                "(as if reordering had been measured) kept the sender from fast retransmit "
+                "until the RTO")],
+        link={"drops": [{"dir": "s2c", "seq": seq(25), "tx": [1]}]},
+        server_sysctls={"net.ipv4.tcp_reordering": "30"}),
+    Scenario(
+        "undetermined-retransmission",
+        "No SACK: segment 25 is lost, only segments 26-27 arrive after it, the rest of the "
+        "window is lost too.",
+        "newreno", one_request(60000),
+        [Expect("undetermined", ("retx", seq(25), 1),
+                "two duplicate ACKs (below the threshold of 3) came back, more than 4 segments "
+                "were in flight, some arrived, none was spurious: no rule of the tree fits")],
+        link={"drops": [{"dir": "s2c", "seq": seq(25), "tx": [1]},
+                        {"dir": "s2c", "seq_range": [seq(28), seq(42)], "tx": [1]}]}),
+    Scenario(
+        "undetermined",
+        "The client gives up after 1.5 s on a request the server answers after 2.5 s.",
+        "modern",
+        {"connections": [{"give_up_ms": 1500, "linger_ms": 0,
+                          "requests": [{"size": 1000, "think_ms": 2500}]}]},
+        [Expect("undetermined", ("client_fin",),
+                "the client closed with its request pending and nothing outstanding: the "
+                "stall ends with neither a response nor a new request, which no rule covers"),
+         Expect("data-unavailable", ("response", 1),
+                "the server's late response, 1 s after the client left (think time 2.5 s)")],
+        settle_s=1.8),
+    Scenario(
+        "ipv6-tail",
+        "IPv6, paper-era sender: the last segment of an 8000-byte response is lost once.",
+        "paper", one_request(8000),
+        [Expect("tail", ("retx", last_seq(8000, MSS6), 1),
+                "as tail-paper, over IPv6 (1428-byte segments)")],
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000, MSS6), "tx": [1]}]},
+        ipv6=True),
+    Scenario(
+        "mid-connection",
+        "The f-double capture without its first 12 frames (no handshake, no request).",
+        None, None,
+        [Expect("f-double", ("retx", seq(35), 2),
+                "the same lost fast retransmission as in f-double; TAPO must find it without "
+                "the handshake (no MSS or window scale, sender chosen by bytes sent)")],
+        derive=("f-double", "cut", 12)),
+    Scenario(
+        "snaplen-truncated",
+        "The t-double-paper capture cut to 54 bytes per frame (IP and TCP headers only).",
+        None, None,
+        [Expect("tail", ("retx", last_seq(8000), 1), "as in t-double-paper"),
+         Expect("t-double", ("retx", last_seq(8000), 2), "as in t-double-paper")],
+        derive=("t-double-paper", "snaplen", 54)),
+    Scenario(
+        "seq-wrap",
+        "Crafted from the f-double capture: the server's sequence numbers shifted so that "
+        "they wrap past 2^32 between segments 27 and 28.",
+        None, None,
+        [Expect("f-double", ("retx", seq(35), 2),
+                "as in f-double; the raw numbers wrap in the middle of the loss recovery")],
+        derive=("f-double", "wrap", seq(28) - 100)),
+]
+
+
+def by_name():
+    return {s.name: s for s in SCENARIOS}

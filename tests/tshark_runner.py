@@ -1,0 +1,82 @@
+"""Runs tshark with the plugin from the build tree, as an unprivileged user.
+
+Wireshark ignores WIRESHARK_PLUGIN_DIR and personal plugin folders when run
+as root (SDK notes section 0.5), so when the tests run as root tshark is
+started through runuser as TAPO_TEST_USER (default "nobody") with a private
+configuration folder.
+"""
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("TAPO_BUILD_DIR", os.path.join(ROOT, "build"))
+TEST_USER = os.environ.get("TAPO_TEST_USER", "nobody")
+
+_config_dir = None
+
+
+def config_dir():
+    """A private Wireshark configuration folder the test user can write."""
+    global _config_dir
+    if _config_dir is None:
+        _config_dir = tempfile.mkdtemp(prefix="tapo-test-cfg-")
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam(TEST_USER)
+            os.chown(_config_dir, pw.pw_uid, pw.pw_gid)
+        os.chmod(_config_dir, 0o755)
+    return _config_dir
+
+
+def plugin_dir():
+    return os.path.join(BUILD, "plugins")
+
+
+def command(args, lua=None):
+    """The argv that runs tshark with the build-tree plugin."""
+    env = ["env", "HOME=" + config_dir(), "WIRESHARK_CONFIG_DIR=" + config_dir(),
+           "WIRESHARK_PLUGIN_DIR=" + plugin_dir()]
+    argv = env + ["tshark"] + list(args)
+    if os.geteuid() == 0:
+        argv = ["runuser", "-u", TEST_USER, "--"] + argv
+    return argv
+
+
+def run(args, check=True, input_text=None):
+    """Runs tshark; returns the completed process (text)."""
+    proc = subprocess.run(command(args), capture_output=True, text=True, input=input_text)
+    if check and proc.returncode != 0:
+        raise RuntimeError("tshark %s failed (%d): %s" % (" ".join(args), proc.returncode, proc.stderr))
+    return proc
+
+
+def readable(path):
+    """Makes sure the test user can read path (captures in root's checkout)."""
+    if os.geteuid() != 0:
+        return path
+    probe = subprocess.run(["runuser", "-u", TEST_USER, "--", "test", "-r", path])
+    if probe.returncode == 0:
+        return path
+    copy = os.path.join(config_dir(), os.path.basename(path))
+    shutil.copyfile(path, copy)
+    os.chmod(copy, 0o644)
+    return copy
+
+
+def stall_fields(pcap, fields, two_pass=True, extra=()):
+    """Rows of the given fields for every stall-ending frame."""
+    args = ["-r", readable(pcap), "-Y", "tapo.stall", "-T", "fields", "-E", "separator=/t"]
+    if two_pass:
+        args.insert(0, "-2")
+    for f in fields:
+        args += ["-e", f]
+    out = run(list(extra) + args).stdout
+    return [line.split("\t") for line in out.splitlines() if line]
+
+
+def normalise_bool(value):
+    """FT_BOOLEAN prints 1/0 on Wireshark 4.0 and True/False from 4.4 on."""
+    return {"1": True, "True": True, "0": False, "False": False}.get(value)
