@@ -149,13 +149,19 @@ class Locator:
         """After the last byte of the response, up to the client's FIN."""
         return (self._server_data(conn)[-1].number + 1, self.client_fin(conn))
 
+    def any_stall(self):
+        """Every stall of the capture: the expectation names the causes allowed."""
+        return "*"
+
     def find(self, locator):
         name, args = locator[0], locator[1:]
         return getattr(self, name)(*args)
 
 
 def format_frames(found):
-    return "%d-%d" % found if isinstance(found, tuple) else str(found)
+    if isinstance(found, tuple):
+        return "%d-%d" % found
+    return str(found)
 
 
 def write_expected(path, scenario, sidecar, locator):

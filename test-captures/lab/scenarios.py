@@ -258,5 +258,70 @@ SCENARIOS = [
 ]
 
 
+def web_browsing_script(seed, connections=10):
+    """Short web-like exchanges: a few requests per connection, server think
+    times and client pauses drawn from a seeded generator."""
+    import random
+    rng = random.Random(seed)
+    conns = []
+    for c in range(connections):
+        reqs = []
+        for r in range(rng.randint(2, 4)):
+            reqs.append({"size": rng.choice([3000, 8000, 15000, 30000, 60000]),
+                         "think_ms": rng.choice([0, 20, 50, 300, 500]),
+                         "wait_ms": 0 if r == 0 else rng.choice([30, 60, 400, 800])})
+        conns.append({"start_ms": 150 * c, "requests": reqs, "linger_ms": rng.choice([20, 500])})
+    return {"connections": conns, "parallel": True}
+
+
+# Causes a mixed scenario can produce at all, from how it is made: a loss
+# or delay in the network; server think time and client pauses where the
+# script has them.  Anything else is a bug.
+NETWORK_CAUSES = ["f-double", "t-double", "tail", "small-cwnd", "small-rwnd", "continuous-loss",
+                  "ack-delay", "large-dupthres", "undetermined", "packet-delay"]
+
+SCENARIOS += [
+    Scenario(
+        "mixed-lossy-bulk",
+        "A 1.5 MB download over a 20 Mbit/s path with 5 % loss towards the client, 3 % towards "
+        "the server, up to 15 ms of jitter each way and a 60-packet queue.",
+        "modern", one_request(1500000, linger_ms=20),
+        [Expect("|".join(NETWORK_CAUSES + ["data-unavailable", "client-idle"]), ("any_stall",),
+                "one request, no think time, no client pause: the server can stall only at the "
+                "head of the response (its first byte after the request) and the client only "
+                "before its FIN; every other stall comes from the network")],
+        link={"rate_mbit": {"s2c": 20}, "queue_pkts": {"s2c": 60},
+              "loss": {"s2c": 0.05, "c2s": 0.03}, "jitter_ms": {"s2c": 15, "c2s": 15}},
+        snaplen=128, mixed=True),
+    Scenario(
+        "mixed-web",
+        "Ten web-like connections in parallel, 2-4 requests each of 3-60 KB, server think times "
+        "up to 500 ms and client pauses up to 800 ms, 1 % loss each way on a 10 Mbit/s path.",
+        "modern", web_browsing_script(2015),
+        [Expect("|".join(NETWORK_CAUSES + ["data-unavailable", "client-idle"]), ("any_stall",),
+                "the server thinks before responses and the clients pause between requests; "
+                "nothing else stops the applications, the windows are large: no zero-window or "
+                "resource-constraint stall can occur")],
+        link={"rate_mbit": {"s2c": 10}, "queue_pkts": {"s2c": 100},
+              "loss": {"s2c": 0.01, "c2s": 0.01}, "jitter_ms": {"s2c": 3, "c2s": 3}},
+        snaplen=128, mixed=True, settle_s=1.0),
+    Scenario(
+        "mixed-bufferbloat",
+        "An interactive connection (a 2 KB request every 500 ms) learns a 20 ms RTT; then a "
+        "600 KB download fills the 300-packet queue of a 2 Mbit/s bottleneck in front of it "
+        "(up to 1.7 s of queueing).",
+        "modern",
+        {"parallel": True, "connections": [
+            {"linger_ms": 20,
+             "requests": [{"size": 2000, "wait_ms": 0 if i == 0 else 500} for i in range(8)]},
+            {"start_ms": 1200, "requests": [{"size": 600000}], "linger_ms": 20}]},
+        [Expect("|".join(NETWORK_CAUSES + ["data-unavailable", "client-idle"]), ("any_stall",),
+                "no loss is scripted but the queue delays everything behind it, and overflows; "
+                "the applications only pause between the interactive connection's requests")],
+        link={"rate_mbit": {"s2c": 2}, "queue_pkts": {"s2c": 300}, "delay_ms": {"s2c": 10, "c2s": 10}},
+        snaplen=128, mixed=True),
+]
+
+
 def by_name():
     return {s.name: s for s in SCENARIOS}
