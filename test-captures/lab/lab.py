@@ -104,6 +104,7 @@ def run_live(sc, out_dir):
             "client_received": report.get("received"),
             "relay_log": link.log,
             "relay_packets": dict(link.packets),
+            "relay_write_errors": dict(link.write_errors),
             "kernel_counters": {k: counters.get(k, 0) for k in COUNTERS},
         }
         pcap = os.path.join(out_dir, sc.name + ".pcap")

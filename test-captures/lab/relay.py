@@ -117,6 +117,8 @@ class Relay:
         self.log = []
         self.t0 = None
         self.packets = collections.Counter()
+        self.write_errors = collections.Counter()
+        self.last_write_error = None
 
     def _connection(self, info, direction):
         _, src, dst, sport, dport, *_ = info
@@ -229,8 +231,9 @@ class Relay:
                 for pkt in self.links[d].due(now):
                     try:
                         os.write(self.out_fd[d], pkt)
-                    except OSError:
-                        pass   # the namespace is going away
+                    except OSError as err:
+                        self.write_errors[d] += 1   # recorded in the sidecar; never silent
+                        self.last_write_error = str(err)
             events = [l.next_event() for l in self.links.values() if l.next_event() is not None]
             timeout = 0.02 if not events else max(0.0, min(min(events) - now, 0.02))
             ready, _, _ = select.select(list(self.fd.values()), [], [], timeout)

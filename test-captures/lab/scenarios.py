@@ -208,8 +208,13 @@ SCENARIOS = [
         "window is lost too.",
         "newreno", one_request(60000),
         [Expect("undetermined", ("retx", seq(25), 1),
-                "two duplicate ACKs (below the threshold of 3) came back, more than 4 segments "
-                "were in flight, some arrived, none was spurious: no rule of the tree fits")],
+                "segments 26-27 arrived (the cumulative ACK after the retransmission jumps past "
+                "them), so not every outstanding segment was lost; at most two duplicate ACKs "
+                "came back (below 3), more than 4 segments were in flight, none was spurious: no "
+                "rule fits.  In one pass only those duplicate ACKs can show that 26-27 arrived, "
+                "and Linux does not always send one for two back-to-back out-of-order segments: "
+                "without them nothing is known to have arrived (continuous loss)",
+                one_pass="undetermined|continuous-loss")],
         link={"drops": [{"dir": "s2c", "seq": seq(25), "tx": [1]},
                         {"dir": "s2c", "seq_range": [seq(28), seq(42)], "tx": [1]}]}),
     Scenario(
