@@ -192,9 +192,12 @@ void tapo_conv_process(tapo_conv *c, const tapo_packet *p, const tapo_config *cf
     if (rec)
         describe_cur(c, p, &tx, rec);
     release_if_over(c, p);
-    if (!c->has_prev || p->time_s > c->prev_time_s)
+    /* A file can go back in time (merged or duplicated frames): gaps are
+     * measured from the latest packet, and prev_frame names it. */
+    if (!c->has_prev || p->time_s >= c->prev_time_s) {
         c->prev_time_s = p->time_s;
-    c->prev_frame = p->frame;
+        c->prev_frame = p->frame;
+    }
     c->recent[c->recent_next] = *p;
     c->recent_next = (c->recent_next + 1) % TAPO_RECENT_PACKETS;
     c->has_prev = true;

@@ -41,7 +41,7 @@ typedef struct tapo_conv {
     int initiator;                /* endpoint that sent the SYN; -1 unknown */
     bool has_prev;                /* a packet was seen before */
     double prev_time_s;           /* latest capture time seen, seconds */
-    uint32_t prev_frame;          /* frame number of the previous packet */
+    uint32_t prev_frame;          /* frame with that time: a gap is measured from it */
     tapo_packet recent[TAPO_RECENT_PACKETS]; /* last packets, to spot frames captured twice */
     unsigned recent_next;         /* ring position of the next insertion */
     bool rst_seen;                /* a reset ended the connection */

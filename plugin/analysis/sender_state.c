@@ -241,8 +241,8 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, double gap_s,
     tx->handshake = syn;
     if (p->payload_len > s->largest_segment)
         s->largest_segment = p->payload_len;
-    if (p->payload_len > 0) {
-        s->sent_payload = true;
+    if (p->payload_len > 0 || syn) {
+        s->sent_payload = s->sent_payload || p->payload_len > 0;
         s->request_pending = false;
     }
     if (is_window_probe(s, p, start)) {
@@ -425,6 +425,10 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, const tapo_con
         s->rwnd = p->window;
         s->rwnd_seen = true;
         s->rwnd_scale_known = true;
+        /* Decision: the peer's SYN is its first request, pending until we
+         * answer it (a late SYN-ACK is the server's delay, not the client's). */
+        if (!(p->flags & TAPO_TCP_ACK) && !s->syn_sent)
+            s->request_pending = true;
     }
     if (p->payload_len > 0) {
         s->request_pending = true;

@@ -182,9 +182,9 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 static void register_prefs(void)
 {
     static const enum_val_t sender_modes[] = {
-        { "responder", "The endpoint that sent the SYN-ACK", TAPO_SENDER_RESPONDER },
-        { "initiator", "The endpoint that sent the SYN", TAPO_SENDER_INITIATOR },
-        { "ports", "The endpoint using a server port (below)", TAPO_SENDER_PORTS },
+        { "responder", "Responder (sent the SYN-ACK)", TAPO_SENDER_RESPONDER },
+        { "initiator", "Initiator (sent the SYN)", TAPO_SENDER_INITIATOR },
+        { "ports", "Server ports (below)", TAPO_SENDER_PORTS },
         { NULL, NULL, 0 }
     };
     module_t *m = prefs_register_protocol(proto_tapo, apply_prefs);

@@ -134,6 +134,50 @@ static void test_tail_across_wrap(void)
     run_tail_loss(0xFFFFFFFFu - 2 * MSS);
 }
 
+/* The last two segments are lost; with others still outstanding the sender
+ * resends the last one, not the head, after a silence: a tail-loss probe. */
+static void test_tail_loss_probe(void)
+{
+    tb b;
+    start(&b, 5000000);
+    request(&b, 0.1001);
+    for (int i = 0; i < 3; i++)
+        server_seg_more(&b, 0.101 + i * 0.0001, i);
+    server_last(&b, 0.1013, 3, SHORT);                /* segments 2 and 3 lost */
+    client_ack(&b, 0.2, SEG(2));
+    uint32_t probe = server_last(&b, 0.41, 3, SHORT); /* 2 SRTT after the ACK */
+    tb_sack(&b, CLIENT, 0.51, SEG(2), 1 + REQ, WIN, SEG(3), SEG(3) + SHORT);
+    server_seg_more(&b, 0.5101, 2);                    /* RACK: segment 2 was lost */
+    client_ack(&b, 0.61, SEG(3) + SHORT);
+    request(&b, 0.62);
+
+    assert_both(&b, probe, TAPO_CAUSE_TAIL);
+    const tapo_stall_record *rec = tb_record(&b, probe);
+    g_assert_cmpint(rec->snap.cur.trigger, ==, TAPO_TRIGGER_PROBE);
+    g_assert_cmpint(rec->snap.cur.first_retrans, ==, TAPO_TRIGGER_PROBE);
+    g_assert_cmpint(rec->snap.ca_state, ==, TAPO_CA_OPEN);
+    tb_free(&b);
+}
+
+/* A response that ends on a full segment: one pass guesses more data
+ * follows (a full segment usually does); hindsight sees the next request
+ * instead and calls the loss a tail. */
+static void test_full_last_segment_needs_hindsight(void)
+{
+    tb b;
+    start(&b, 5000000);
+    request(&b, 0.1001);
+    server_seg(&b, 0.101, 0);
+    server_seg(&b, 0.1011, 1);                         /* lost, full-sized */
+    client_ack(&b, 0.2, SEG(1));
+    uint32_t rto = server_seg(&b, 0.5, 1);
+    client_ack(&b, 0.6, SEG(2));
+    request(&b, 0.7);
+    assert_cause(&b, rto, false, TAPO_CAUSE_SMALL_CWND);
+    assert_cause(&b, rto, true, TAPO_CAUSE_TAIL);
+    tb_free(&b);
+}
+
 /* The tail segment's RTO retransmission is lost too: t-double. */
 static void test_t_double(void)
 {
@@ -431,6 +475,34 @@ static void test_capture_duplicates_by_ip_id(void)
     tb_free(&b);
 }
 
+/* The server answers a SYN 1.2 s late: the client's first request was
+ * pending (data-unavailable, not client-idle). */
+static void test_late_syn_ack(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    uint32_t late = tb_packet(&b, SERVER, 1.2, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(&b, CLIENT, 1.3, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    assert_both(&b, late, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tb_free(&b);
+}
+
+/* Timestamps that go backwards: the gap and prev_frame refer to the latest
+ * packet, so that duration = time(frame) - time(prev_frame). */
+static void test_time_going_backwards(void)
+{
+    tb b;
+    start(&b, 5000000);
+    uint32_t latest = tb_data(&b, CLIENT, 0.5, 1, REQ, 1);
+    tb_ack(&b, SERVER, 0.45, 1 + REQ, 1, WIN);        /* stamped earlier */
+    uint32_t resp = server_seg(&b, 1.0, 0);
+    const tapo_stall_record *rec = tb_record(&b, resp);
+    g_assert_cmpuint(rec->snap.prev_frame, ==, latest);
+    g_assert_cmpfloat_with_epsilon(rec->snap.duration_s, 0.5, 1e-9);
+    tb_free(&b);
+}
+
 /* A capture that starts mid-connection: no handshake, so the heavier
  * sender is analysed, there is no RTT sample at first (threshold 1 s) and
  * the window scale is unknown (a small raw window proves nothing). */
@@ -569,6 +641,8 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/tail", test_tail);
     g_test_add_func("/conversation/tail-across-wrap", test_tail_across_wrap);
     g_test_add_func("/conversation/t-double", test_t_double);
+    g_test_add_func("/conversation/tail-loss-probe", test_tail_loss_probe);
+    g_test_add_func("/conversation/full-last-segment", test_full_last_segment_needs_hindsight);
     g_test_add_func("/conversation/f-double", test_f_double);
     g_test_add_func("/conversation/f-double-across-wrap", test_f_double_across_wrap);
     g_test_add_func("/conversation/tail-in-recovery", test_tail_in_recovery);
@@ -583,6 +657,8 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/syn-retransmission", test_syn_retransmission);
     g_test_add_func("/conversation/capture-duplicates", test_capture_duplicates_ignored);
     g_test_add_func("/conversation/capture-duplicates-ip-id", test_capture_duplicates_by_ip_id);
+    g_test_add_func("/conversation/late-syn-ack", test_late_syn_ack);
+    g_test_add_func("/conversation/time-going-backwards", test_time_going_backwards);
     g_test_add_func("/conversation/mid-connection", test_mid_connection);
     g_test_add_func("/conversation/sender-preference", test_sender_preference);
     g_test_add_func("/conversation/tau-preference", test_tau_preference);

@@ -1,0 +1,204 @@
+"""The Wireshark glue, through tshark: registration, the fields of spec
+section 5, display filters, one and two passes, preferences, expert info.
+
+Values are checked against what plain tshark fields say about the same
+packets (frame times, sequence numbers), not against TAPO itself.
+"""
+
+import os
+import unittest
+
+import tshark_runner as ts
+
+CAPTURES = os.path.join(ts.ROOT, "test-captures")
+
+# Spec section 5: the contract users' filters and scripts depend on.
+SPEC_FIELDS = [
+    "tapo.stall", "tapo.stall.cause", "tapo.stall.category", "tapo.stall.retransmission",
+    "tapo.stall.duration", "tapo.stall.threshold", "tapo.stall.srtt", "tapo.stall.rto",
+    "tapo.stall.prev_frame", "tapo.stall.ca_state", "tapo.stall.in_flight",
+    "tapo.stall.packets_out", "tapo.stall.sacked_out", "tapo.stall.lost_out",
+    "tapo.stall.retrans_out", "tapo.stall.rwnd", "tapo.stall.init_rwnd", "tapo.stall.mss",
+    "tapo.stall.retrans_count", "tapo.stall.first_retrans", "tapo.stall.spurious",
+    "tapo.stall.position", "tapo.stall.final", "tapo.stall.hint",
+]
+SPEC_CAUSES = ["f-double", "t-double", "tail", "small-cwnd", "small-rwnd", "continuous-loss",
+               "ack-delay", "large-dupthres", "zero-window", "data-unavailable",
+               "resource-constraint", "client-idle", "packet-delay", "undetermined"]
+CATEGORY = {"f-double": "network", "t-double": "network", "tail": "network",
+            "small-cwnd": "network", "small-rwnd": "network", "continuous-loss": "network",
+            "ack-delay": "network", "large-dupthres": "network", "zero-window": "client",
+            "data-unavailable": "server", "resource-constraint": "server", "client-idle": "client",
+            "packet-delay": "network"}
+
+
+def cap(name):
+    return os.path.join(CAPTURES, name + ".pcap")
+
+
+class Registration(unittest.TestCase):
+    def test_plugin_is_listed(self):
+        out = ts.run(["-G", "plugins"]).stdout
+        self.assertRegex(out, r"tapo\.so\s+\d+\.\d+\.\d+\s+dissector")
+
+    def test_every_spec_field_is_registered(self):
+        out = ts.run(["-G", "fields"]).stdout
+        registered = {line.split("\t")[2] for line in out.splitlines() if line.startswith("F\t")}
+        registered |= {line.split("\t")[2] for line in out.splitlines() if line.startswith("P\t")}
+        missing = [f for f in SPEC_FIELDS if f not in registered]
+        self.assertEqual(missing, [], "fields of spec section 5 missing")
+
+    def test_preferences_have_spec_defaults(self):
+        out = ts.run(["-G", "defaultprefs"]).stdout
+        for line in ["#tapo.tau: 2", "#tapo.small_window: 4", "#tapo.rto_min_ms: 200",
+                     "#tapo.rto_initial_ms: 1000", "#tapo.sender: Responder (sent the SYN-ACK)"]:
+            self.assertTrue(line in out, "%r missing from tshark -G defaultprefs" % line)
+
+
+class Filters(unittest.TestCase):
+    def test_cause_filter_selects_the_labelled_frame(self):
+        # f-double.expected names the frame independently of TAPO.
+        frame = open(os.path.join(CAPTURES, "f-double.expected")).read().split("\n")[3].split("\t")[0]
+        out = ts.run(["-2", "-r", ts.readable(cap("f-double")), "-Y", 'tapo.stall.cause == "f-double"',
+                      "-T", "fields", "-e", "frame.number"]).stdout.split()
+        self.assertEqual(out, [frame])
+
+    def test_one_pass_filter_works_without_two_passes(self):
+        out = ts.run(["-r", ts.readable(cap("tail-paper")), "-Y", 'tapo.stall.cause == "tail"',
+                      "-T", "fields", "-e", "frame.number", "-e", "tapo.stall.final"]).stdout.split()
+        self.assertEqual(len(out), 2)
+        self.assertFalse(ts.normalise_bool(out[1]))
+
+    def test_numeric_filters_on_durations(self):
+        rows = ts.stall_fields(cap("client-idle"), ["frame.number"], extra=["-o", "tapo.tau:2"])
+        longer = ts.run(["-2", "-r", ts.readable(cap("client-idle")), "-Y",
+                         "tapo.stall.duration > 0.7", "-T", "fields", "-e", "frame.number"]).stdout.split()
+        self.assertEqual(len(rows), 2)
+        self.assertEqual(len(longer), 1)   # the 800 ms pause; the 600 ms one is below
+
+
+class Values(unittest.TestCase):
+    """Each stall's fields agree with the packets and with each other."""
+
+    FIELDS = ["frame.number", "frame.time_relative", "tapo.stall.prev_frame", "tapo.stall.duration",
+              "tapo.stall.threshold", "tapo.stall.srtt", "tapo.stall.rto", "tapo.stall.cause",
+              "tapo.stall.category", "tapo.stall.retransmission", "tapo.stall.in_flight",
+              "tapo.stall.packets_out", "tapo.stall.sacked_out", "tapo.stall.lost_out",
+              "tapo.stall.retrans_out", "tapo.stall.position", "tapo.stall.final", "tapo.stall.hint"]
+
+    def frame_times(self, pcap):
+        out = ts.run(["-r", ts.readable(pcap), "-T", "fields", "-e", "frame.number",
+                      "-e", "frame.time_relative"]).stdout
+        return {int(a): float(b) for a, b in (l.split("\t") for l in out.splitlines())}
+
+    def check_capture(self, pcap):
+        times = self.frame_times(pcap)
+        for row in ts.stall_fields(pcap, self.FIELDS):
+            r = dict(zip(self.FIELDS, row))
+            frame, prev = int(r["frame.number"]), int(r["tapo.stall.prev_frame"])
+            self.assertLess(prev, frame)
+            self.assertAlmostEqual(float(r["tapo.stall.duration"]), times[frame] - times[prev], places=5)
+            self.assertGreater(float(r["tapo.stall.duration"]), float(r["tapo.stall.threshold"]))
+            srtt, rto = float(r["tapo.stall.srtt"]), float(r["tapo.stall.rto"])
+            if srtt > 0:
+                self.assertAlmostEqual(float(r["tapo.stall.threshold"]), min(2 * srtt, rto), places=6)
+            self.assertGreaterEqual(rto, 0.2 - 1e-9)
+            cause = r["tapo.stall.cause"]
+            self.assertIn(cause, SPEC_CAUSES)
+            retrans = ts.normalise_bool(r["tapo.stall.retransmission"])
+            if cause != "undetermined":
+                self.assertEqual(r["tapo.stall.category"], CATEGORY[cause])
+                self.assertEqual(retrans, CATEGORY[cause] == "network" and cause != "packet-delay")
+            expected_in_flight = max(0, int(r["tapo.stall.packets_out"]) + int(r["tapo.stall.retrans_out"])
+                                     - int(r["tapo.stall.sacked_out"]) - int(r["tapo.stall.lost_out"]))
+            self.assertEqual(int(r["tapo.stall.in_flight"]), expected_in_flight)
+            self.assertTrue(0.0 <= float(r["tapo.stall.position"]) <= 1.0)
+            self.assertTrue(ts.normalise_bool(r["tapo.stall.final"]))
+            self.assertTrue(r["tapo.stall.hint"])
+
+    def test_values_on_every_labelled_capture(self):
+        for name in sorted(os.listdir(CAPTURES)):
+            if name.endswith(".pcap"):
+                with self.subTest(capture=name):
+                    self.check_capture(os.path.join(CAPTURES, name))
+
+    def test_retransmission_fields(self):
+        # t-double-paper: the last segment (seq 7241) dropped twice (see its .lab.json).
+        rows = ts.stall_fields(cap("t-double-paper"), ["tcp.seq", "tapo.stall.retrans_count",
+                                                        "tapo.stall.first_retrans", "tapo.stall.ca_state"])
+        self.assertEqual(rows, [["7241", "1", "timeout", "Open"], ["7241", "2", "timeout", "Loss"]])
+        # With one segment out, Linux fires the probe at the RTO deadline: the
+        # first retransmission is timer-driven either way (docs/algorithm.md).
+        rows = ts.stall_fields(cap("t-double-tlp"), ["tapo.stall.retrans_count", "tapo.stall.first_retrans"])
+        self.assertEqual([r[0] for r in rows], ["1", "2"])
+        self.assertIn(rows[0][1], ("probe", "timeout"))
+        self.assertEqual(rows[1][1], rows[0][1])
+        rows = ts.stall_fields(cap("f-double"), ["tapo.stall.retrans_count", "tapo.stall.first_retrans",
+                                                  "tapo.stall.ca_state"])
+        self.assertEqual(rows, [["2", "fast", "Recovery"]])
+
+    def test_windows_from_the_handshake(self):
+        # small-rwnd: SO_RCVBUF 4096 made the client's SYN advertise 2920 bytes.
+        syn = ts.run(["-r", ts.readable(cap("small-rwnd")), "-Y", "tcp.flags == 0x002", "-T", "fields",
+                      "-e", "tcp.window_size", "-e", "tcp.options.mss_val"]).stdout.split()
+        rows = ts.stall_fields(cap("small-rwnd"), ["tapo.stall.init_rwnd", "tapo.stall.rwnd"])
+        self.assertEqual(rows[0][0], syn[0])
+        self.assertLess(int(rows[0][1]), 4 * 1448)
+
+    def test_spurious_only_with_hindsight(self):
+        two = ts.stall_fields(cap("ack-delay"), ["tapo.stall.cause", "tapo.stall.spurious"])
+        one = ts.stall_fields(cap("ack-delay"), ["tapo.stall.cause", "tapo.stall.spurious"], two_pass=False)
+        self.assertEqual([c for c, _ in two], ["ack-delay", "packet-delay"])
+        self.assertTrue(ts.normalise_bool(two[0][1]))
+        self.assertEqual([c for c, _ in one], ["continuous-loss", "packet-delay"])
+        self.assertFalse(ts.normalise_bool(one[0][1]))
+
+
+class Preferences(unittest.TestCase):
+    def test_tau_changes_the_threshold(self):
+        default = ts.stall_fields(cap("packet-delay"), ["tapo.stall.threshold"])
+        wider = ts.stall_fields(cap("packet-delay"), ["tapo.stall.threshold"], extra=["-o", "tapo.tau:1.5"])
+        self.assertEqual(len(default), 1)
+        self.assertEqual(len(wider), 1)
+        self.assertLess(float(wider[0][0]), float(default[0][0]))
+        none = ts.stall_fields(cap("packet-delay"), ["frame.number"], extra=["-o", "tapo.tau:10"])
+        self.assertEqual(none, [])   # the 160 ms hold is below min(10 SRTT, RTO)
+
+    def test_bad_tau_falls_back_to_two(self):
+        proc = ts.run(["-o", "tapo.tau:abc", "-2", "-r", ts.readable(cap("packet-delay")), "-Y", "tapo.stall",
+                       "-T", "fields", "-e", "tapo.stall.threshold"])
+        self.assertIn("tau", proc.stderr)
+        self.assertEqual(len(proc.stdout.split()), 1)
+
+    def test_sender_preference(self):
+        # The server's first response byte ends the think-time stall: "out"
+        # from the server (responder, the default, or port 8080), "in" when
+        # the client (initiator) is analysed as the sender.
+        def direction_of_response(*prefs):
+            rows = ts.stall_fields(cap("data-unavailable"), ["frame.number", "tapo.stall.pkt_dir"],
+                                   extra=list(prefs))
+            return dict(rows).get("6")
+        self.assertEqual(direction_of_response(), "out")
+        self.assertEqual(direction_of_response("-o", "tapo.sender:ports", "-o", "tapo.server_ports:8080"), "out")
+        self.assertEqual(direction_of_response("-o", "tapo.sender:initiator"), "in")
+
+    def test_small_window_preference(self):
+        rows = ts.stall_fields(cap("continuous-loss"), ["tapo.stall.cause"],
+                               extra=["-o", "tapo.small_window:20"])
+        self.assertEqual(rows, [["small-cwnd"]])   # 10 in flight is "small" below 20
+
+
+class ExpertInfo(unittest.TestCase):
+    def test_one_expert_entry_per_cause(self):
+        out = ts.run(["-2", "-q", "-z", "expert", "-r", ts.readable(cap("t-double-paper"))]).stdout
+        self.assertRegex(out, r"\n\s+1\s+Sequence\s+TAPO\s+TAPO stall: tail ")
+        self.assertRegex(out, r"\n\s+1\s+Sequence\s+TAPO\s+TAPO stall: t-double ")
+
+    def test_severity(self):
+        out = ts.run(["-2", "-q", "-z", "expert,note", "-r", ts.readable(cap("data-unavailable"))]).stdout
+        notes = out.split("Notes")[1] if "Notes" in out else ""
+        self.assertIn("TAPO stall: data-unavailable", notes)
+
+
+if __name__ == "__main__":
+    unittest.main()
