@@ -56,19 +56,52 @@ def plugin_dir():
     return _plugin_copy
 
 
-def command(args):
+_lua_copy = None
+
+
+def lua_script():
+    """lua/tapo_flows.lua, or a copy (with its module) the test user can read."""
+    global _lua_copy
+    script = os.path.join(ROOT, "lua", "tapo_flows.lua")
+    if _user_can_read(script):
+        return script
+    if _lua_copy is None:
+        _lua_copy = os.path.join(config_dir(), "lua")
+        shutil.copytree(os.path.join(ROOT, "lua"), _lua_copy)
+        subprocess.run(["chmod", "-R", "a+rX", _lua_copy], check=True)
+    return os.path.join(_lua_copy, "tapo_flows.lua")
+
+
+_installed = None
+
+
+def installed_plugin_dir():
+    """A plugin folder laid out like an installation: the C plugin in
+    <major.minor>/epan/ and the Lua companion at the top."""
+    global _installed
+    if _installed is None:
+        _installed = os.path.join(config_dir(), "installed-plugins")
+        shutil.copytree(os.path.join(BUILD, "plugins"), _installed)
+        for name in ("tapo_flows.lua", "tapo_report.lua"):
+            shutil.copy(os.path.join(ROOT, "lua", name), _installed)
+        subprocess.run(["chmod", "-R", "a+rX", _installed], check=True)
+    return _installed
+
+
+def command(args, plugin_dir_override=None):
     """The argv that runs tshark with the build-tree plugin."""
     env = ["env", "HOME=" + config_dir(), "WIRESHARK_CONFIG_DIR=" + config_dir(),
-           "WIRESHARK_PLUGIN_DIR=" + plugin_dir()]
+           "WIRESHARK_PLUGIN_DIR=" + (plugin_dir_override or plugin_dir())]
     argv = env + ["tshark"] + list(args)
     if os.geteuid() == 0:
         argv = ["runuser", "-u", TEST_USER, "--"] + argv
     return argv
 
 
-def run(args, check=True, input_text=None):
+def run(args, check=True, input_text=None, plugin_dir_override=None):
     """Runs tshark; returns the completed process (text)."""
-    proc = subprocess.run(command(args), capture_output=True, text=True, input=input_text)
+    proc = subprocess.run(command(args, plugin_dir_override), capture_output=True, text=True,
+                          input=input_text)
     if check and proc.returncode != 0:
         raise RuntimeError("tshark %s failed (%d): %s" % (" ".join(args), proc.returncode, proc.stderr))
     return proc

@@ -4,6 +4,9 @@
  */
 #include "ws_compat.h"
 
+#include <epan/proto.h>
+#include <epan/tap.h>
+
 #include "packet-tapo.h"
 
 #if __has_include(<wsutil/plugins.h>)
@@ -35,5 +38,9 @@ void plugin_register(void)
         .register_protoinfo = proto_register_tapo,
         .register_handoff = proto_reg_handoff_tapo,
     };
+    static tap_plugin tapo_tap = {
+        .register_tap_listener = register_tapo_stats_tree,
+    };
     proto_register_plugin(&tapo_proto);
+    tap_register_plugin(&tapo_tap);
 }

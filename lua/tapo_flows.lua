@@ -1,0 +1,227 @@
+-- tapo_flows.lua: the TAPO companion post-dissector (Wireshark Lua 5.2 and
+-- 5.4).  It reads the C plugin's tapo.* fields and works per flow: each
+-- stall packet gets tapoflow.* fields, tshark prints a report at the end
+-- when asked, and the GUI shows it under Tools > TAPO > Flow report.
+--
+--   tshark -q -X lua_script:tapo_flows.lua -r FILE
+--   tshark -q -X lua_script:tapo_flows.lua -X lua_script1:format=json -X lua_script1:limit=10 -r FILE
+--   tshark -q -o tapoflow.report:csv -r FILE        (with the script installed as a plugin)
+--
+-- Arguments (-X lua_script1:key=value): format=text|csv|json|none (text),
+-- limit=N flows listed, 0 for all (20 for text, all otherwise).
+-- The report's arithmetic and formats live in tapo_report.lua.
+--
+-- SPDX-License-Identifier: GPL-2.0-or-later
+
+local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
+local report = dofile(here .. "tapo_report.lua")
+
+local function parse_args(...)
+    local opts = { format = "text", limit = nil }
+    for _, arg in ipairs({ ... }) do
+        local key, value = tostring(arg):match("^([%w_]+)=(.*)$")
+        if key == "format" and (report.FORMATS[value] or value == "none") then
+            opts.format = value
+        elseif key == "limit" and tonumber(value) then
+            opts.limit = math.floor(tonumber(value))
+        else
+            io.stderr:write("TAPO companion: ignoring argument " .. tostring(arg) ..
+                            " (format=text|csv|json|none, limit=N)\n")
+        end
+    end
+    if opts.limit == nil then opts.limit = opts.format == "text" and 20 or 0 end
+    return opts
+end
+
+-- Wireshark loads this file from its plugin folders (then nobody asked for
+-- a report) and maybe once more from -X lua_script: (a report was asked
+-- for).  The one global below lets the second copy hand its arguments to
+-- the first instead of registering everything twice.
+local function in_plugin_folder(path)
+    for _, dir in ipairs({ Dir.personal_plugins_path(), Dir.global_plugins_path() }) do
+        if dir and path:sub(1, #dir) == dir then return true end
+    end
+    return false
+end
+local explicit = not in_plugin_folder(here)
+if TAPO_FLOWS then
+    if explicit then TAPO_FLOWS.requested = parse_args(...) end
+    return
+end
+TAPO_FLOWS = { requested = explicit and parse_args(...) or nil }
+
+-- Without the C plugin there is nothing to read: say so in one line.
+local ok, f_cause = pcall(Field.new, "tapo.stall.cause")
+if not ok then
+    io.stderr:write("TAPO companion: the TAPO C plugin (tapo.so) is not loaded, so there are no " ..
+                    "tapo.* fields to report on; install it with scripts/setup.\n")
+    return
+end
+local f_duration = Field.new("tapo.stall.duration")
+local f_final = Field.new("tapo.stall.final")
+local f_stream = Field.new("tcp.stream")
+local f_srcport = Field.new("tcp.srcport")
+local f_dstport = Field.new("tcp.dstport")
+local f_len = Field.new("tcp.len")
+local f_flags = Field.new("tcp.flags")
+
+local proto = Proto("tapoflow", "TAPO per-flow stall view")
+local pf = {
+    index = ProtoField.uint32("tapoflow.stall_index", "Stall number in this flow"),
+    stalled_so_far = ProtoField.double("tapoflow.stalled_time_so_far",
+                                       "Flow stalled time so far (s), this stall included"),
+    ratio_so_far = ProtoField.double("tapoflow.ratio_so_far",
+                                     "Flow stall ratio so far (stalled time / time since its first packet)"),
+    flow_stalls = ProtoField.uint32("tapoflow.flow_stalls", "Stalls in the whole flow (two passes)"),
+    flow_stalled = ProtoField.double("tapoflow.flow_stalled_time", "Flow stalled time (s, two passes)"),
+    flow_duration = ProtoField.double("tapoflow.flow_duration", "Flow duration (s, two passes)"),
+    flow_ratio = ProtoField.double("tapoflow.flow_ratio", "Flow stall ratio (two passes)"),
+}
+proto.fields = { pf.index, pf.stalled_so_far, pf.ratio_so_far, pf.flow_stalls, pf.flow_stalled,
+                 pf.flow_duration, pf.flow_ratio }
+proto.prefs.report = Pref.enum("Report at the end of tshark", 0,
+    "Print the flow report when tshark finishes (also asked for by loading this script with -X lua_script:)",
+    { { 1, "none", 0 }, { 2, "text", 1 }, { 3, "csv", 2 }, { 4, "json", 3 } }, false)
+local PREF_FORMATS = { [1] = "text", [2] = "csv", [3] = "json" }
+
+-- State of the current file: flows by tcp.stream and stall records by frame.
+local flows, stalls, server_port = {}, {}, {}
+
+function proto.init()
+    flows, stalls, server_port = {}, {}, {}
+end
+
+local function seconds(nstime)
+    return tonumber(tostring(nstime)) or 0
+end
+
+-- First pass: the flow's times, bytes and endpoints.  The client is the
+-- sender of the SYN; without a handshake, the first packet's sender.
+local function account_packet(pinfo, stream)
+    local sport, dport = f_srcport().value, f_dstport().value
+    local t = seconds(pinfo.rel_ts)
+    local flow = flows[stream]
+    if not flow then
+        local src = tostring(pinfo.src) .. ":" .. sport
+        local dst = tostring(pinfo.dst) .. ":" .. dport
+        local syn_ack = f_flags() and bit.band(f_flags().value, 0x12) == 0x12
+        if syn_ack then
+            flow = report.new_flow(stream, t, dst, src)
+            server_port[stream] = sport
+        else
+            flow = report.new_flow(stream, t, src, dst)
+            server_port[stream] = dport
+        end
+        flows[stream] = flow
+    end
+    local len = f_len() and f_len().value or 0
+    report.add_packet(flow, t, dport == server_port[stream], len)
+end
+
+-- One stall record per frame; its cause is replaced on every pass, so that
+-- after tshark -2 or a GUI retap the records carry the final causes.
+local function record_stall(pinfo, stream)
+    local rec = stalls[pinfo.number]
+    if not rec then
+        local flow = flows[stream]
+        flow.stall_count = (flow.stall_count or 0) + 1
+        flow.stalled_so_far = (flow.stalled_so_far or 0) + seconds(f_duration().value)
+        local elapsed = seconds(pinfo.rel_ts) - flow.first
+        rec = { stream = stream, duration = seconds(f_duration().value), index = flow.stall_count,
+                so_far = flow.stalled_so_far,
+                ratio_so_far = elapsed > 0 and math.min(1, flow.stalled_so_far / elapsed) or 0 }
+        stalls[pinfo.number] = rec
+    end
+    rec.cause = f_cause().value
+    rec.final = f_final().value
+    return rec
+end
+
+local function flow_totals(stream)
+    local n, time = 0, 0
+    for _, rec in pairs(stalls) do
+        if rec.stream == stream then n, time = n + 1, time + rec.duration end
+    end
+    return n, time
+end
+
+function proto.dissector(tvb, pinfo, tree)
+    local stream_field = f_stream()
+    if not stream_field then return end
+    local stream = stream_field.value
+    if not pinfo.visited then account_packet(pinfo, stream) end
+    if not f_cause() or not flows[stream] then return end
+    local rec = record_stall(pinfo, stream)
+    local sub = tree:add(proto, tvb(0, 0))
+    sub:add(pf.index, rec.index):set_generated()
+    sub:add(pf.stalled_so_far, rec.so_far):set_generated()
+    sub:add(pf.ratio_so_far, rec.ratio_so_far):set_generated()
+    if pinfo.visited then
+        -- The whole capture has been read: the flow's totals are known.
+        local flow = flows[stream]
+        local n, time = flow_totals(stream)
+        local duration = flow.last - flow.first
+        sub:add(pf.flow_stalls, n):set_generated()
+        sub:add(pf.flow_stalled, time):set_generated()
+        sub:add(pf.flow_duration, duration):set_generated()
+        sub:add(pf.flow_ratio, duration > 0 and math.min(1, time / duration) or 0):set_generated()
+    end
+end
+
+register_postdissector(proto)
+
+local function mode()
+    local any, final = false, false
+    for _, rec in pairs(stalls) do
+        any = true
+        final = final or rec.final
+    end
+    if not any then return "no stalls" end
+    return final and "two-pass: final causes" or "one-pass: provisional causes, run tshark -2 for final ones"
+end
+
+local function current_report(format, limit)
+    return report.FORMATS[format](report.build(flows, stalls, mode()), limit)
+end
+
+-- tshark: a listener makes tshark dissect even with -q, and prints the
+-- report when the capture is done, if one was asked for.
+local function wanted_report()
+    if TAPO_FLOWS.requested then return TAPO_FLOWS.requested end
+    local format = PREF_FORMATS[proto.prefs.report]
+    return format and { format = format, limit = format == "text" and 20 or 0 } or nil
+end
+
+local listener = Listener.new(nil, "tcp")
+function listener.draw()
+    local want = wanted_report()
+    if not gui_enabled() and want and want.format ~= "none" then
+        io.write(current_report(want.format, want.limit))
+    end
+end
+
+-- GUI: Tools > TAPO > Flow report.
+if gui_enabled() then
+    local function show_report()
+        retap_packets()   -- renders every frame once more, with the final causes
+        local summaries = report.build(flows, stalls, mode())
+        local window = TextWindow.new("TAPO flow report")
+        window:set(report.format_text(summaries, 0))
+        window:add_button("Show the worst flow's stalls", function()
+            local worst = summaries.flows[1]
+            if worst then
+                set_filter(string.format("tcp.stream == %d && tapo.stall", worst.stream))
+                apply_filter()
+            end
+        end)
+        window:add_button("Show one flow's stalls...", function()
+            new_dialog("TAPO: stalls of one flow", function(stream)
+                if tonumber(stream) then
+                    set_filter(string.format("tcp.stream == %d && tapo.stall", tonumber(stream)))
+                    apply_filter()
+                end
+            end, "tcp.stream of the flow")
+        end)
+    end
+    register_menu("TAPO/Flow report", show_report, MENU_TOOLS_UNSORTED)
+end

@@ -1,0 +1,229 @@
+-- tapo_report.lua: the pure part of the TAPO flow report.
+--
+-- No Wireshark API here: flows and stalls in, report tables and text, CSV
+-- or JSON out, so that plain `lua5.2 tests/lua/test_report.lua` can test
+-- it.  Wireshark loads every .lua file of its plugin folders, this one
+-- too: loading it only builds and returns this table.
+--
+-- Customise here: the advice per cause, the quantiles, the columns.
+--
+-- SPDX-License-Identifier: GPL-2.0-or-later
+
+local M = {}
+
+-- What to do about a flow whose stalled time is dominated by a cause.
+M.ADVICE = {
+    ["f-double"] = "retransmissions were lost again: S-RTO or RACK detects that without an RTO",
+    ["t-double"] = "timeout retransmissions were lost again: check the path for persistent loss",
+    ["tail"] = "losses at the end of responses: enable TLP (tail-loss probe)",
+    ["small-cwnd"] = "too few segments in flight for fast retransmit: early retransmit or TLP",
+    ["small-rwnd"] = "the client's receive window is tiny: enlarge its socket buffer",
+    ["continuous-loss"] = "whole windows were lost: pace the sender, look for shallow buffers",
+    ["ack-delay"] = "spurious timeouts (delayed or lost ACKs): a less aggressive minimum RTO",
+    ["large-dupthres"] = "reordering kept fast retransmit from firing: time-based loss detection (RACK)",
+    ["zero-window"] = "the client read too slowly: a larger buffer or a faster reader",
+    ["data-unavailable"] = "server think time: cache or prefetch the content",
+    ["resource-constraint"] = "the server application paused mid-response: check its load",
+    ["client-idle"] = "the client had nothing to ask: no TCP problem",
+    ["packet-delay"] = "RTT jitter or queueing on the path: look for bufferbloat",
+    ["undetermined"] = "no rule of the decision tree fits: inspect the packets around the gaps",
+}
+
+-- Quantiles of the stall ratio printed in the summary (per cent).
+M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
+
+-- Columns of the CSV output, in order.
+M.CSV_COLUMNS = { "stream", "client", "server", "start_s", "duration_s", "bytes_to_server",
+                  "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
+                  "dominant_cause_time_s", "advice" }
+
+-- A new flow seen at time t (seconds), first packet from `client` to `server`.
+function M.new_flow(stream, t, client, server)
+    return { stream = stream, client = client, server = server, first = t, last = t,
+             bytes_to_server = 0, bytes_to_client = 0 }
+end
+
+-- Accounts one packet of the flow: time (seconds), direction, payload bytes.
+function M.add_packet(flow, t, to_server, bytes)
+    if t > flow.last then flow.last = t end
+    if t < flow.first then flow.first = t end
+    if to_server then
+        flow.bytes_to_server = flow.bytes_to_server + bytes
+    else
+        flow.bytes_to_client = flow.bytes_to_client + bytes
+    end
+end
+
+-- The cause with the most stalled time; ties by count, then by name.
+function M.dominant(by_cause)
+    local best, best_time, best_count
+    for cause, t in pairs(by_cause) do
+        local better = best == nil or t.time > best_time or
+                       (t.time == best_time and (t.count > best_count or
+                        (t.count == best_count and cause < best)))
+        if better then best, best_time, best_count = cause, t.time, t.count end
+    end
+    return best, best_time or 0
+end
+
+-- Per-flow summaries from the flows and the stall records
+-- (stalls[frame] = {stream, duration, cause, final}).
+function M.summarise(flows, stalls)
+    local summaries, by_stream = {}, {}
+    for stream, flow in pairs(flows) do
+        local s = { stream = stream, client = flow.client, server = flow.server,
+                    start = flow.first, duration = flow.last - flow.first,
+                    bytes_to_server = flow.bytes_to_server, bytes_to_client = flow.bytes_to_client,
+                    stalls = 0, stalled_time = 0, by_cause = {} }
+        by_stream[stream] = s
+        summaries[#summaries + 1] = s
+    end
+    for _, st in pairs(stalls) do
+        local s = by_stream[st.stream]
+        if s then
+            s.stalls = s.stalls + 1
+            s.stalled_time = s.stalled_time + st.duration
+            local c = s.by_cause[st.cause] or { count = 0, time = 0 }
+            c.count, c.time = c.count + 1, c.time + st.duration
+            s.by_cause[st.cause] = c
+        end
+    end
+    for _, s in ipairs(summaries) do
+        s.ratio = s.duration > 0 and math.min(1, s.stalled_time / s.duration) or 0
+        s.dominant, s.dominant_time = M.dominant(s.by_cause)
+        s.advice = s.dominant and M.ADVICE[s.dominant] or ""
+    end
+    table.sort(summaries, function(a, b)
+        if a.stalled_time ~= b.stalled_time then return a.stalled_time > b.stalled_time end
+        return a.stream < b.stream
+    end)
+    return summaries
+end
+
+-- Nearest-rank quantile q (per cent) of a list of numbers.
+function M.quantile(values, q)
+    if #values == 0 then return 0 end
+    local sorted = {}
+    for i, v in ipairs(values) do sorted[i] = v end
+    table.sort(sorted)
+    local rank = math.max(1, math.ceil(q / 100 * #sorted))
+    return sorted[rank]
+end
+
+-- The whole report: mode says which causes the stalls carry.
+function M.build(flows, stalls, mode)
+    local summaries = M.summarise(flows, stalls)
+    local ratios, stalled, total_stalls, total_time = {}, 0, 0, 0
+    for i, s in ipairs(summaries) do
+        ratios[i] = s.ratio
+        if s.stalls > 0 then stalled = stalled + 1 end
+        total_stalls = total_stalls + s.stalls
+        total_time = total_time + s.stalled_time
+    end
+    local quantiles = {}
+    for _, q in ipairs(M.QUANTILES) do
+        quantiles[#quantiles + 1] = { q = q, ratio = M.quantile(ratios, q) }
+    end
+    return { mode = mode, flows = summaries, flow_count = #summaries, stalled_flows = stalled,
+             stalls = total_stalls, stalled_time = total_time, ratio_quantiles = quantiles }
+end
+
+local function limited(report, limit)
+    local n = #report.flows
+    if limit and limit > 0 and limit < n then n = limit end
+    return n
+end
+
+function M.format_text(report, limit)
+    local out = {}
+    local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
+    add("TAPO flow report (%s)", report.mode)
+    add("Flows: %d, with stalls: %d; stalls: %d, stalled time: %.3f s",
+        report.flow_count, report.stalled_flows, report.stalls, report.stalled_time)
+    local qs = {}
+    for _, q in ipairs(report.ratio_quantiles) do
+        qs[#qs + 1] = string.format("p%d %.2f", q.q, q.ratio)
+    end
+    add("Stall ratio (stalled time / flow duration) over all flows: %s", table.concat(qs, ", "))
+    add("")
+    add("%6s  %-44s %8s %6s %10s %6s  %-20s %s", "stream", "client -> server", "dur(s)", "stalls",
+        "stalled(s)", "ratio", "dominant cause", "advice")
+    for i = 1, limited(report, limit) do
+        local f = report.flows[i]
+        add("%6d  %-44s %8.3f %6d %10.3f %6.2f  %-20s %s", f.stream, f.client .. " -> " .. f.server,
+            f.duration, f.stalls, f.stalled_time, f.ratio, f.dominant or "-", f.advice)
+    end
+    if limited(report, limit) < #report.flows then
+        add("(%d more flows; use limit=0 for all)", #report.flows - limited(report, limit))
+    end
+    return table.concat(out, "\n") .. "\n"
+end
+
+local function csv_field(v)
+    local s = tostring(v)
+    if s:find('[,"\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+    return s
+end
+
+function M.format_csv(report, limit)
+    local out = { table.concat(M.CSV_COLUMNS, ",") }
+    for i = 1, limited(report, limit) do
+        local f = report.flows[i]
+        local row = { f.stream, f.client, f.server, string.format("%.6f", f.start),
+                      string.format("%.6f", f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
+                      string.format("%.6f", f.stalled_time), string.format("%.6f", f.ratio),
+                      f.dominant or "", string.format("%.6f", f.dominant_time), f.advice }
+        for j, v in ipairs(row) do row[j] = csv_field(v) end
+        out[#out + 1] = table.concat(row, ",")
+    end
+    return table.concat(out, "\n") .. "\n"
+end
+
+local function json_string(s)
+    local escaped = s:gsub('[%c"\\]', function(c)
+        local named = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\t'] = '\\t', ['\r'] = '\\r' }
+        return named[c] or string.format("\\u%04x", c:byte())
+    end)
+    return '"' .. escaped .. '"'
+end
+
+local function json_number(x)
+    return string.format("%.6f", x)
+end
+
+function M.format_json(report, limit)
+    local flows = {}
+    for i = 1, limited(report, limit) do
+        local f = report.flows[i]
+        local causes, names = {}, {}
+        for cause in pairs(f.by_cause) do names[#names + 1] = cause end
+        table.sort(names)
+        for _, cause in ipairs(names) do
+            local c = f.by_cause[cause]
+            causes[#causes + 1] = string.format('{"cause":%s,"stalls":%d,"stalled_time_s":%s}',
+                                                json_string(cause), c.count, json_number(c.time))
+        end
+        flows[#flows + 1] = string.format(
+            '{"stream":%d,"client":%s,"server":%s,"start_s":%s,"duration_s":%s,' ..
+            '"bytes_to_server":%d,"bytes_to_client":%d,"stalls":%d,"stalled_time_s":%s,' ..
+            '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"causes":[%s]}',
+            f.stream, json_string(f.client), json_string(f.server), json_number(f.start),
+            json_number(f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
+            json_number(f.stalled_time), json_number(f.ratio),
+            f.dominant and json_string(f.dominant) or "null", json_string(f.advice),
+            table.concat(causes, ","))
+    end
+    local qs = {}
+    for _, q in ipairs(report.ratio_quantiles) do
+        qs[#qs + 1] = string.format('{"percent":%d,"stall_ratio":%s}', q.q, json_number(q.ratio))
+    end
+    return string.format(
+        '{"mode":%s,"summary":{"flows":%d,"stalled_flows":%d,"stalls":%d,"stalled_time_s":%s,' ..
+        '"stall_ratio_quantiles":[%s]},"flows":[%s]}\n',
+        json_string(report.mode), report.flow_count, report.stalled_flows, report.stalls,
+        json_number(report.stalled_time), table.concat(qs, ","), table.concat(flows, ","))
+end
+
+M.FORMATS = { text = M.format_text, csv = M.format_csv, json = M.format_json }
+
+return M

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Screenshots of the real Wireshark GUI (Qt, under Xvfb) for docs/images:
+
+    tapo-packet-tree.png   a stall packet's TAPO tree (f-double.pcap)
+    tapo-statistics.png    Statistics > TCP Stalls (TAPO) (mixed-web.pcap)
+    tapo-flow-report.png   Tools > TAPO > Flow report, the Lua companion
+
+    scripts/gui_screenshots.py [OUTPUT_DIR]     (default: docs/images)
+
+Needs wireshark-qt, xvfb, xdotool and imagemagick (scripts/install-deps) and
+a build tree (TAPO_BUILD_DIR, default build/).  As root, Wireshark runs as
+an unprivileged user (TAPO_TEST_USER, default nobody), like the tests.  It
+exits non-zero when a window does not appear.  Menus are opened with the
+keyboard or with clicks at fixed places of a 1100x900 window: the GUI has
+no scripting interface.
+"""
+
+import os
+import pwd
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("TAPO_BUILD_DIR", os.path.join(ROOT, "build"))
+USER = os.environ.get("TAPO_TEST_USER", "nobody")
+CAPTURES = os.path.join(ROOT, "test-captures")
+WINDOW = (1100, 900)
+# In a 1100x900 main window with the default fonts of Debian 12: the
+# "Statistics" and "Tools" menu titles, and the packet-details rows once
+# the packet list is 140 pixels high (see the recent file below).
+STATISTICS_MENU = (325, 10)
+TOOLS_MENU = (534, 10)
+DETAILS_ROW_Y = 356          # first row of the packet details
+DETAILS_ROW_HEIGHT = 17
+
+
+class Gui:
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+        self.tmp = tempfile.mkdtemp(prefix="tapo-gui-")
+        self.display = self._start_xvfb()
+        self.env = dict(os.environ, DISPLAY=self.display)
+        self._prepare_profile()
+        self.wireshark = None
+
+    def _start_xvfb(self):
+        for n in range(91, 120):
+            if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
+                self.xvfb = subprocess.Popen(["Xvfb", ":%d" % n, "-screen", "0", "1400x1000x24",
+                                              "-nolisten", "tcp"], stderr=subprocess.DEVNULL)
+                time.sleep(1.5)
+                if self.xvfb.poll() is None:
+                    return ":%d" % n
+        sys.exit("no free X display for Xvfb")
+
+    def _prepare_profile(self):
+        """Plugins laid out as installed, a private profile, captures."""
+        plugins = os.path.join(self.tmp, "plugins")
+        shutil.copytree(os.path.join(BUILD, "plugins"), plugins)
+        for name in ("tapo_flows.lua", "tapo_report.lua"):
+            shutil.copy(os.path.join(ROOT, "lua", name), plugins)
+        profile = os.path.join(self.tmp, "profile")
+        os.makedirs(profile)
+        with open(os.path.join(profile, "recent"), "w") as f:
+            f.write("gui.geometry_main_upper_pane: 140\ngui.geometry_main_lower_pane: 0\n")
+        runtime = os.path.join(self.tmp, "run")
+        os.makedirs(runtime, mode=0o700)
+        for name in ("f-double.pcap", "mixed-web.pcap"):
+            shutil.copy(os.path.join(CAPTURES, name), self.tmp)
+        subprocess.run(["chmod", "-R", "a+rX", self.tmp], check=True)
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam(USER)
+            for path in (profile, runtime):
+                subprocess.run(["chown", "-R", "%d:%d" % (pw.pw_uid, pw.pw_gid), path], check=True)
+        self.plugins, self.profile, self.runtime = plugins, profile, runtime
+
+    def xdo(self, *args):
+        return subprocess.run(["xdotool"] + [str(a) for a in args], env=self.env,
+                              capture_output=True, text=True).stdout.split()
+
+    def wait_window(self, title, timeout=40):
+        end = time.time() + timeout
+        while time.time() < end:
+            ids = self.xdo("search", "--name", re.escape(title))   # a regex for xdotool
+            if ids:
+                time.sleep(1.0)   # let it paint
+                return ids[0]
+            time.sleep(0.5)
+        failed = os.path.join(self.out_dir, "failed-screen.png")
+        subprocess.run(["import", "-window", "root", failed], env=self.env)
+        self.close()
+        sys.exit("the window %r did not appear (the screen: %s)" % (title, failed))
+
+    def open(self, capture, *args):
+        self.close_wireshark()
+        argv = ["wireshark", "-r", os.path.join(self.tmp, capture)] + list(args)
+        env = ["env", "DISPLAY=" + self.display, "HOME=" + self.profile,
+               "WIRESHARK_CONFIG_DIR=" + self.profile, "WIRESHARK_PLUGIN_DIR=" + self.plugins,
+               "XDG_RUNTIME_DIR=" + self.runtime]
+        if os.geteuid() == 0:
+            env = ["runuser", "-u", USER, "--"] + env
+        self.wireshark = subprocess.Popen(env + argv, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, start_new_session=True)
+        main = self.wait_window(capture)
+        self.xdo("windowsize", main, *WINDOW)
+        self.xdo("windowmove", main, 0, 0)
+        time.sleep(1.0)
+        return main
+
+    def shot(self, window, name):
+        self.xdo("mousemove", WINDOW[0] + 50, WINDOW[1] + 50)   # no hover highlight
+        time.sleep(0.5)
+        path = os.path.join(self.out_dir, name)
+        subprocess.run(["import", "-window", str(window), path], env=self.env, check=True)
+        print("wrote", os.path.relpath(path))
+
+    def click(self, x, y, double=False):
+        self.xdo("mousemove", x, y, "click", "--repeat", 2 if double else 1, 1)
+        time.sleep(0.8)
+
+    def keys(self, *keys):
+        """Keys for the open menu (keyboard focus is unreliable elsewhere
+        without a window manager)."""
+        for key in keys:
+            self.xdo("key", key)
+            time.sleep(0.4)
+
+    def close_wireshark(self):
+        if self.wireshark and self.wireshark.poll() is None:
+            os.killpg(self.wireshark.pid, signal.SIGTERM)
+            self.wireshark.wait(timeout=10)
+        self.wireshark = None
+
+    def close(self):
+        self.close_wireshark()
+        self.xvfb.terminate()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def packet_tree(gui):
+    """The f-double stall, its TAPO tree expanded (two double-clicks: the
+    TAPO line is the fifth row, its stall subtree the sixth)."""
+    main = gui.open("f-double.pcap", "-Y", "tapo.stall", "-o", "gui.layout_content_3:NONE")
+    gui.click(200, DETAILS_ROW_Y + 4 * DETAILS_ROW_HEIGHT, double=True)
+    gui.click(200, DETAILS_ROW_Y + 5 * DETAILS_ROW_HEIGHT, double=True)
+    gui.shot(main, "tapo-packet-tree.png")
+
+
+def statistics(gui):
+    """Statistics > TCP Stalls (TAPO): the menu's last entry."""
+    gui.open("mixed-web.pcap")
+    gui.click(*STATISTICS_MENU)
+    gui.keys("Up", "Return")
+    dialog = gui.wait_window("TCP Stalls (TAPO)")
+    gui.xdo("windowsize", dialog, 900, 720)
+    gui.xdo("windowmove", dialog, 0, 0)
+    time.sleep(1.0)
+    gui.shot(dialog, "tapo-statistics.png")
+
+
+def flow_report(gui):
+    """Tools > TAPO > Flow report (the Lua companion's menu)."""
+    gui.open("mixed-web.pcap")
+    gui.click(*TOOLS_MENU)
+    gui.keys("Up", "Right", "Return")
+    window = gui.wait_window("TAPO flow report")
+    gui.xdo("windowsize", window, 1380, 560)
+    gui.xdo("windowmove", window, 0, 0)
+    time.sleep(1.0)
+    gui.shot(window, "tapo-flow-report.png")
+
+
+def main():
+    out_dir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "docs", "images"))
+    os.makedirs(out_dir, exist_ok=True)
+    gui = Gui(out_dir)
+    try:
+        packet_tree(gui)
+        statistics(gui)
+        flow_report(gui)
+    finally:
+        gui.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

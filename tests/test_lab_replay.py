@@ -1,0 +1,50 @@
+"""Replays the impairment lab on this machine's kernel and checks that the
+labels still hold: timings differ from the committed corpus, the causes
+must not.  Needs root, network namespaces and TUN devices; skipped
+otherwise (set TAPO_SKIP_LAB=1 to skip it on purpose)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import corpus_check
+import tshark_runner
+
+LAB = os.path.join(tshark_runner.ROOT, "test-captures", "lab", "lab.py")
+
+
+def lab_possible():
+    if os.environ.get("TAPO_SKIP_LAB"):
+        return False, "TAPO_SKIP_LAB is set"
+    if os.geteuid() != 0:
+        return False, "the lab needs root (network namespaces, TUN devices)"
+    if not os.path.exists("/dev/net/tun"):
+        return False, "no /dev/net/tun"
+    probe = subprocess.run(["ip", "netns", "add", "tapo-probe"], capture_output=True)
+    subprocess.run(["ip", "netns", "del", "tapo-probe"], capture_output=True)
+    if probe.returncode != 0:
+        return False, "network namespaces unavailable: %s" % probe.stderr.decode().strip()
+    return True, ""
+
+
+POSSIBLE, WHY_NOT = lab_possible()
+
+
+@unittest.skipUnless(POSSIBLE, WHY_NOT)
+class LabReplay(unittest.TestCase):
+    def test_every_scenario_reproduces_its_labels(self):
+        out = tempfile.mkdtemp(prefix="tapo-lab-replay-")
+        try:
+            subprocess.run([sys.executable, LAB, "--out", out], check=True)
+            subprocess.run(["chmod", "-R", "a+rX", out], check=True)
+            self.assertEqual(corpus_check.check_dir(out), 0,
+                             "a lab replay disagrees with its labels: see the FAIL lines above")
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
