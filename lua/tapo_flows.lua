@@ -137,14 +137,6 @@ local function record_stall(pinfo, stream)
     return rec
 end
 
-local function flow_totals(stream)
-    local n, time = 0, 0
-    for _, rec in pairs(stalls) do
-        if rec.stream == stream then n, time = n + 1, time + rec.duration end
-    end
-    return n, time
-end
-
 function proto.dissector(tvb, pinfo, tree)
     local stream_field = f_stream()
     if not stream_field then return end
@@ -157,9 +149,10 @@ function proto.dissector(tvb, pinfo, tree)
     sub:add(pf.stalled_so_far, rec.so_far):set_generated()
     sub:add(pf.ratio_so_far, rec.ratio_so_far):set_generated()
     if pinfo.visited then
-        -- The whole capture has been read: the flow's totals are known.
+        -- The whole capture has been read: the first pass's running
+        -- counts are the flow's totals.
         local flow = flows[stream]
-        local n, time = flow_totals(stream)
+        local n, time = flow.stall_count, flow.stalled_so_far
         local duration = flow.last - flow.first
         sub:add(pf.flow_stalls, n):set_generated()
         sub:add(pf.flow_stalled, time):set_generated()
