@@ -48,26 +48,26 @@ void tapo_hs_set_cur_range(tapo_hindsight *hs, int64_t start, int64_t end)
     TRACKER(hs, n - 1)->cur_end = end;
 }
 
-void tapo_hs_new_data(tapo_hindsight *hs)
+/* Answers "did the sender have more data?" for every tracker still asking. */
+static void settle_more_data(tapo_hindsight *hs, bool had_more_data)
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
         if (t->awaiting_more_data) {
-            t->facts->had_more_data = true;
+            t->facts->had_more_data = had_more_data;
             t->awaiting_more_data = false;
         }
     }
 }
 
+void tapo_hs_new_data(tapo_hindsight *hs)
+{
+    settle_more_data(hs, true);
+}
+
 void tapo_hs_response_ended(tapo_hindsight *hs)
 {
-    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
-        tapo_tracker *t = TRACKER(hs, i);
-        if (t->awaiting_more_data) {
-            t->facts->had_more_data = false;
-            t->awaiting_more_data = false;
-        }
-    }
+    settle_more_data(hs, false);
 }
 
 static bool overlaps(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end)

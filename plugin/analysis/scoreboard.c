@@ -65,6 +65,18 @@ static void split_at(tapo_scoreboard *sb, int64_t offset)
     g_array_insert_val(sb->segs, i + 1, upper);
 }
 
+/* Splits entries at both ends of [left, right) and returns the index of
+ * the first entry inside it; the entries inside follow while their start is
+ * below right. */
+static unsigned isolate_range(tapo_scoreboard *sb, int64_t left, int64_t right)
+{
+    split_at(sb, left);
+    split_at(sb, right);
+    return first_ending_after(sb, left);
+}
+
+#define INSIDE(sb, j, right) ((j) < (sb)->segs->len && SEG((sb), (j))->start < (right))
+
 /* Merges runs of entries sent once and never SACKed; forgets the oldest half
  * if the bound still holds.  See the header for why. */
 static void enforce_bound(tapo_scoreboard *sb)
@@ -146,12 +158,8 @@ void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tr
 {
     if (end <= start || tapo_sb_size(sb) == 0)
         return;
-    split_at(sb, start);
-    split_at(sb, end);
-    for (unsigned j = first_ending_after(sb, start); j < sb->segs->len; j++) {
+    for (unsigned j = isolate_range(sb, start, end); INSIDE(sb, j, end); j++) {
         tapo_segment *seg = SEG(sb, j);
-        if (seg->start >= end)
-            break;
         seg->tx_count++;
         seg->last_tx_order = tx_order;
         seg->last_tx_s = time_s;
@@ -230,12 +238,8 @@ void tapo_sb_sack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss
     feedback_init(fb);
     if (right <= left || tapo_sb_size(sb) == 0)
         return;
-    split_at(sb, left);
-    split_at(sb, right);
-    for (unsigned j = first_ending_after(sb, left); j < sb->segs->len; j++) {
+    for (unsigned j = isolate_range(sb, left, right); INSIDE(sb, j, right); j++) {
         tapo_segment *seg = SEG(sb, j);
-        if (seg->start >= right)
-            break;
         if (seg->sacked)
             continue;
         seg->sacked = true;
@@ -269,12 +273,8 @@ void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t ms
     }
     if (tapo_sb_size(sb) == 0)
         return;
-    split_at(sb, left);
-    split_at(sb, right);
-    for (unsigned j = first_ending_after(sb, left); j < sb->segs->len; j++) {
+    for (unsigned j = isolate_range(sb, left, right); INSIDE(sb, j, right); j++) {
         tapo_segment *seg = SEG(sb, j);
-        if (seg->start >= right)
-            break;
         if (seg->dsacked)
             continue;
         seg->dsacked = true;

@@ -199,21 +199,33 @@ static void test_t_double(void)
     tb_free(&b);
 }
 
+/* A 20-segment response (the last one last_len bytes) in two flights of
+ * 10; segment 10 is lost, SACKs for 11-13 come back and the sender
+ * fast-retransmits it.  Returns the fast retransmission's frame. */
+static uint32_t twenty_segments_fast_retransmit_10(tb *b, uint32_t last_len)
+{
+    request(b, 0.1001);
+    for (int i = 0; i < 10; i++)
+        server_seg_more(b, 0.101 + i * 0.0001, i);
+    client_ack(b, 0.2, SEG(10));
+    for (int i = 10; i < 19; i++)
+        server_seg_more(b, 0.2001 + i * 0.0001, i);
+    if (last_len == MSS)
+        server_seg_more(b, 0.2020, 19);
+    else
+        server_last(b, 0.2020, 19, last_len);
+    for (int i = 11; i < 14; i++)
+        tb_sack(b, CLIENT, 0.3 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
+    return server_seg_more(b, 0.3015, 10);
+}
+
 /* 20 segments; segment 10 is lost, fast-retransmitted after 3 SACKs, and
  * lost again: the RTO resends it: f-double (paper Figure 9). */
 static void run_f_double(uint32_t server_isn)
 {
     tb b;
     start(&b, server_isn);
-    request(&b, 0.1001);
-    for (int i = 0; i < 10; i++)
-        server_seg_more(&b, 0.101 + i * 0.0001, i);
-    client_ack(&b, 0.2, SEG(10));
-    for (int i = 10; i < 20; i++)
-        server_seg_more(&b, 0.2001 + i * 0.0001, i);
-    for (int i = 11; i < 14; i++)
-        tb_sack(&b, CLIENT, 0.3 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
-    uint32_t fast = server_seg_more(&b, 0.3015, 10);   /* fast retransmission, lost */
+    uint32_t fast = twenty_segments_fast_retransmit_10(&b, MSS);   /* lost again */
     for (int i = 14; i < 20; i++)
         tb_sack(&b, CLIENT, 0.3016 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
     uint32_t rto = server_seg_more(&b, 0.65, 10);
@@ -245,16 +257,7 @@ static void test_tail_in_recovery(void)
 {
     tb b;
     start(&b, 5000000);
-    request(&b, 0.1001);
-    for (int i = 0; i < 10; i++)
-        server_seg_more(&b, 0.101 + i * 0.0001, i);
-    client_ack(&b, 0.2, SEG(10));
-    for (int i = 10; i < 19; i++)
-        server_seg_more(&b, 0.2001 + i * 0.0001, i);
-    server_last(&b, 0.2020, 19, SHORT);
-    for (int i = 11; i < 14; i++)
-        tb_sack(&b, CLIENT, 0.3 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
-    server_seg_more(&b, 0.3015, 10);
+    twenty_segments_fast_retransmit_10(&b, SHORT);      /* delivered */
     for (int i = 14; i < 19; i++)
         tb_sack(&b, CLIENT, 0.3016 + i * 0.0001, SEG(10), 1 + REQ, WIN, SEG(11), SEG(i + 1));
     client_ack(&b, 0.4, SEG(19));                      /* partial ACK: 19 is missing */
