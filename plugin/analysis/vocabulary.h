@@ -53,7 +53,6 @@ typedef enum {
 
 typedef struct {
     const char *name;            /* filter string, e.g. "f-double" */
-    const char *label;           /* human label for statistics, e.g. "Double retransmission (fast first)" */
     tapo_category category;
     bool retransmission;         /* a timeout-retransmission cause (spec rule 1) */
     tapo_severity severity;

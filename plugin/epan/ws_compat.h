@@ -16,20 +16,13 @@
 
 #include <epan/proto.h>
 
-#define TAPO_WS_AT_LEAST(major, minor) \
-    (WIRESHARK_VERSION_MAJOR > (major) || \
-     (WIRESHARK_VERSION_MAJOR == (major) && WIRESHARK_VERSION_MINOR >= (minor)))
-
 /* field_info::value is an embedded fvalue_t in 4.0 and a pointer from 4.2
  * or 4.4 on: one expression gives a pointer either way (needs C11). */
 #define TAPO_FI_VALUE(fi) \
     _Generic((fi)->value, fvalue_t *: (fi)->value, default: &(fi)->value)
 
-/* The stats_tree menu separator became "//" in 4.4. */
-#ifdef STATS_TREE_MENU_SEPARATOR
-#define TAPO_STATS_MENU(group, name) group STATS_TREE_MENU_SEPARATOR name
-#else
-#define TAPO_STATS_MENU(group, name) group "/" name
-#endif
+/* Other differences need no shim: the statistics tree has a flat name
+ * (no "/" or "//" menu separator, which changed in 4.4), and return values
+ * that became non-void (stats_tree_register_plugin in 4.4) are ignored. */
 
 #endif /* TAPO_WS_COMPAT_H */

@@ -57,8 +57,9 @@ static void assert_cause(tb *b, uint32_t frame, bool final, tapo_cause cause)
 {
     tapo_verdict v = tb_verdict(b, frame, final);
     if (v.cause != cause)
-        g_error("frame %u (%s): expected %s (%d), got %s (%d)", frame, final ? "two-pass" : "one-pass",
-                tapo_cause_get(cause)->label, cause, tapo_cause_get(v.cause)->label, v.cause);
+        g_error("frame %u (%s): expected %s (rule %d), got %s (rule %d)", frame,
+                final ? "two-pass" : "one-pass", tapo_cause_get(cause)->name, cause,
+                tapo_cause_get(v.cause)->name, v.cause);
 }
 
 static void assert_both(tb *b, uint32_t frame, tapo_cause cause)
