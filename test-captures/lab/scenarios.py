@@ -230,6 +230,22 @@ SCENARIOS = [
                 "the server's late response, 1 s after the client left (think time 2.5 s)")],
         settle_s=1.8),
     Scenario(
+        "four-segment-response",
+        "No SACK, no TCP timestamps: the 2nd segment of a 4-segment (5000-byte) response is lost.",
+        "newreno", one_request(5000),
+        [Expect("tail", ("retx", 1 + 1460, 1),
+                "only segments 3 and 4 arrived after the lost one: two duplicate ACKs, below the "
+                "threshold of 3, and the response had nothing more, so the RTO resent it (the "
+                "paper's short-flow tail case)")],
+        link={"drops": [{"dir": "s2c", "seq": 1 + 1460, "tx": [1]}]},
+        server_sysctls={"net.ipv4.tcp_timestamps": "0"}),
+    Scenario(
+        "four-segment-response-rack",
+        "Today's Linux: the same loss in a 4-segment response, recovered by RACK without a stall.",
+        "modern", one_request(5000),
+        [],
+        link={"drops": [{"dir": "s2c", "seq": 1 + 1448, "tx": [1]}]}),
+    Scenario(
         "ipv6-tail",
         "IPv6, paper-era sender: the last segment of an 8000-byte response is lost once.",
         "paper", one_request(8000),
