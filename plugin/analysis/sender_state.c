@@ -54,6 +54,16 @@ static void note_mss_option(tapo_sender *s, uint16_t mss_option)
         s->mss_option_min = mss_option;
 }
 
+/* The scoreboard's description of [lo, hi), completed for data sent before
+ * the capture began (no entry): then every duplicate ACK since snd_una last
+ * moved is a loss signal for it. */
+static void describe_range(const tapo_sender *s, int64_t lo, int64_t hi, tapo_sb_desc *desc)
+{
+    tapo_sb_describe(&s->sb, lo, hi, tapo_sender_mss(s), s->dupacks, desc);
+    if (!desc->found)
+        desc->dupacks_since = s->dupacks - s->dupacks_at_advance;
+}
+
 /* ---- snapshot ---------------------------------------------------------- */
 
 void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts *facts)
@@ -79,8 +89,8 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     /* Loss signals for the head of the window: SACKed segments, or without
      * SACK the duplicate ACKs since the head was last sent. */
     tapo_sb_desc head;
-    tapo_sb_describe(&s->sb, s->snd_una, s->snd_una + 1, mss, s->dupacks, &head);
-    uint64_t head_dupacks = head.found ? head.dupacks_since : 0;
+    describe_range(s, s->snd_una, s->snd_una + 1, &head);
+    uint64_t head_dupacks = outstanding > 0 ? head.dupacks_since : 0;
     snap->loss_signals = counts.sacked_out;
     if (!s->sack_seen)
         snap->loss_signals = head_dupacks > UINT32_MAX ? UINT32_MAX : (uint32_t)head_dupacks;
@@ -173,7 +183,7 @@ static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t 
      * at snd_una - 1 (tcp_xmit_probe_skb). */
     bool closed = s->rwnd_seen && s->rwnd == 0;
     bool below_una = s->anchored && start == s->snd_una - 1;
-    return (p->payload_len <= 1 && closed) || (p->payload_len <= 1 && below_una);
+    return p->payload_len <= 1 && (closed || below_una);
 }
 
 static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t lo, int64_t hi,
@@ -181,9 +191,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
 {
     uint32_t mss = tapo_sender_mss(s);
     tapo_sb_desc desc;
-    tapo_sb_describe(&s->sb, lo, hi, mss, s->dupacks, &desc);
-    if (!desc.found)
-        desc.dupacks_since = s->dupacks - s->dupacks_at_advance;
+    describe_range(s, lo, hi, &desc);
     tapo_trigger trigger = retransmission_trigger(s, &desc, lo, hi, p->time_s, gap_s, threshold_s);
     tx->kind = TAPO_TX_RETRANSMISSION;
     tx->retx_start = lo;

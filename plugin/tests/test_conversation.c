@@ -526,6 +526,27 @@ static void test_mid_connection(void)
     tb_free(&b);
 }
 
+/* Without SACK and without the handshake: duplicate ACKs for data sent
+ * before the capture began still count as loss signals at the stall, as
+ * they do for the retransmission's trigger. */
+static void test_mid_connection_dupacks(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_ack(&b, CLIENT, 0.0, SEG(2), 1, WIN);            /* segment 2, sent before, is missing */
+    tb_packet(&b, SERVER, 0.001, SEG(9), 1, MSS, TAPO_TCP_ACK, WIN, 0, NULL);
+    for (int i = 0; i < 4; i++)
+        tb_ack(&b, CLIENT, 0.05 + i * 0.0001, SEG(2), 1, WIN);
+    uint32_t rto = server_seg_more(&b, 1.2, 2);
+    const tapo_stall_record *rec = tb_record(&b, rto);
+    g_assert_cmpuint(rec->snap.loss_signals, ==, 4);
+    g_assert_false(rec->facts_at_packet.outstanding_all_lost);
+    g_assert_cmpint(rec->snap.cur.trigger, ==, TAPO_TRIGGER_TIMEOUT);
+    tapo_verdict v = tb_verdict(&b, rto, false);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_LARGE_DUPTHRES);
+    tb_free(&b);
+}
+
 /* The sender preference: initiator, or a server port. */
 static bool port_is_80(uint16_t port, void *data)
 {
@@ -664,6 +685,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/late-syn-ack", test_late_syn_ack);
     g_test_add_func("/conversation/time-going-backwards", test_time_going_backwards);
     g_test_add_func("/conversation/mid-connection", test_mid_connection);
+    g_test_add_func("/conversation/mid-connection-dupacks", test_mid_connection_dupacks);
     g_test_add_func("/conversation/sender-preference", test_sender_preference);
     g_test_add_func("/conversation/tau-preference", test_tau_preference);
     g_test_add_func("/conversation/dsack-above-ack", test_dsack_above_ack);
