@@ -124,10 +124,11 @@ local function record_stall(pinfo, stream)
     local rec = stalls[pinfo.number]
     if not rec then
         local flow = flows[stream]
+        local duration = seconds(f_duration().value)
         flow.stall_count = (flow.stall_count or 0) + 1
-        flow.stalled_so_far = (flow.stalled_so_far or 0) + seconds(f_duration().value)
+        flow.stalled_so_far = (flow.stalled_so_far or 0) + duration
         local elapsed = seconds(pinfo.rel_ts) - flow.first
-        rec = { stream = stream, duration = seconds(f_duration().value), index = flow.stall_count,
+        rec = { stream = stream, duration = duration, index = flow.stall_count,
                 so_far = flow.stalled_so_far,
                 ratio_so_far = elapsed > 0 and math.min(1, flow.stalled_so_far / elapsed) or 0 }
         stalls[pinfo.number] = rec
