@@ -12,7 +12,9 @@ void tapo_config_init_defaults(tapo_config *cfg)
     cfg->small_window_segments = 4;
     cfg->rto_min_s = 0.2;
     cfg->rto_initial_s = 1.0;
-    cfg->sender_mode = TAPO_SENDER_RESPONDER;
+    cfg->min_stall_s = 0.01;
+    cfg->sender_mode = TAPO_SENDER_AUTO;
+    cfg->vantage_mode = TAPO_VANTAGE_MODE_AUTO;
     cfg->is_server_port = NULL;
     cfg->is_server_port_data = NULL;
 }

@@ -10,17 +10,28 @@
 
 /* Which endpoint of a conversation is "the sender" (spec section 1). */
 typedef enum {
-    TAPO_SENDER_RESPONDER,   /* the endpoint that sent the SYN-ACK (default) */
+    TAPO_SENDER_AUTO,        /* the heavier data sender, per direction when both send bulk (default) */
+    TAPO_SENDER_RESPONDER,   /* the endpoint that sent the SYN-ACK */
     TAPO_SENDER_INITIATOR,   /* the endpoint that sent the SYN */
     TAPO_SENDER_PORTS        /* the endpoint using one of the configured server ports */
 } tapo_sender_mode;
+
+/* Where the capture was taken (spec section 1). */
+typedef enum {
+    TAPO_VANTAGE_MODE_AUTO,  /* inferred per connection (default) */
+    TAPO_VANTAGE_MODE_SENDER,
+    TAPO_VANTAGE_MODE_RECEIVER,
+    TAPO_VANTAGE_MODE_MIDDLE
+} tapo_vantage_mode;
 
 typedef struct tapo_config {
     double tau;                      /* stall threshold multiplier of SRTT (paper: 2) */
     uint32_t small_window_segments;  /* in_flight below this is "small" (paper: 4 segments) */
     double rto_min_s;                /* minimum RTO, seconds (Linux: 0.2) */
     double rto_initial_s;            /* RTO before the first RTT sample, seconds (RFC 6298: 1) */
+    double min_stall_s;              /* shorter gaps are no stall, seconds (docs/algorithm.md: 10 ms) */
     tapo_sender_mode sender_mode;
+    tapo_vantage_mode vantage_mode;
     /* For TAPO_SENDER_PORTS: returns true when port is a server port.  NULL
      * means no port is a server port. */
     bool (*is_server_port)(uint16_t port, void *user_data);
@@ -32,6 +43,13 @@ typedef struct tapo_config {
 #define TAPO_DUPTHRES_DEFAULT 3       /* RFC 5681 duplicate-ACK threshold, segments */
 #define TAPO_DUPTHRES_MAX 300         /* Linux net.ipv4.tcp_max_reordering, segments */
 #define TAPO_MSS_FALLBACK 1460        /* bytes; used until an MSS option or a segment is seen */
+/* Both endpoints of a request/response connection that each sent this much
+ * payload are both bulk senders: each stall is analysed from the side whose
+ * data was in flight (spec section 1). */
+#define TAPO_BULK_BYTES 65536         /* bytes */
+/* The initiator is the data sender (an upload) once it has sent more than
+ * the responder and at least this much: more than a request. */
+#define TAPO_SENDER_SWITCH_BYTES 4096 /* bytes */
 
 /* The defaults of the paper and of Linux. */
 void tapo_config_init_defaults(tapo_config *cfg);

@@ -39,6 +39,20 @@ void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t n
     g_array_append_val(hs->open, t);
 }
 
+void tapo_hs_retarget(tapo_hindsight *hs, tapo_facts *from, tapo_facts *to)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++)
+        if (TRACKER(hs, i)->facts == from)
+            TRACKER(hs, i)->facts = to;
+}
+
+void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts)
+{
+    for (unsigned i = tapo_hs_open_count(hs); i-- > 0;)
+        if (TRACKER(hs, i)->facts == facts)
+            g_array_remove_index(hs->open, i);
+}
+
 void tapo_hs_set_cur_range(tapo_hindsight *hs, int64_t start, int64_t end)
 {
     unsigned n = tapo_hs_open_count(hs);

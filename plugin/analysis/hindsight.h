@@ -52,6 +52,12 @@ unsigned tapo_hs_open_count(const tapo_hindsight *hs);
 void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t nxt0,
                   uint64_t mark_order);
 
+/* The stall's facts moved (the record was copied): trackers follow them. */
+void tapo_hs_retarget(tapo_hindsight *hs, tapo_facts *from, tapo_facts *to);
+
+/* Closes the tracker of facts that turned out to belong to no stall. */
+void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts);
+
 /* Tells the newest tracker which range cur retransmitted. */
 void tapo_hs_set_cur_range(tapo_hindsight *hs, int64_t start, int64_t end);
 

@@ -38,6 +38,9 @@ typedef struct tapo_packet {
     uint32_t sack_left_raw[TAPO_MAX_SACK_BLOCKS];   /* raw left edges */
     uint32_t sack_right_raw[TAPO_MAX_SACK_BLOCKS];  /* raw right edges (one past the block) */
     uint16_t ip_id;              /* IPv4 identification; 0 when absent (IPv6) or unused */
+    bool has_timestamps;         /* the TCP timestamps option (RFC 7323) is present */
+    uint32_t tsval;              /* its TSval: the sender's clock, in the sender's own units */
+    uint32_t tsecr;              /* its TSecr: the latest TSval the sender had received from its peer */
     bool keep_alive;             /* Wireshark flagged it as a keep-alive */
     bool zero_window_probe;      /* Wireshark flagged it as a zero-window probe */
 } tapo_packet;

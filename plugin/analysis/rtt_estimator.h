@@ -27,4 +27,33 @@ void tapo_rtt_sample(tapo_rtt *rtt, double sample_s, double rto_min_s);
 /* Stall threshold: min(tau * SRTT, RTO), or RTO while there is no sample. */
 double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau);
 
+#define TAPO_RTT_HISTORY 4   /* earlier estimator states kept, count */
+
+/* The estimator's states before its latest samples.  Away from the sender,
+ * the capture can see a sender packet after ACKs that reached the sender
+ * only later; that packet is judged with the estimate the sender had when
+ * it sent it. */
+typedef struct tapo_rtt_history {
+    double sampled_s[TAPO_RTT_HISTORY];  /* when a sample was taken, sender time, seconds */
+    int64_t from[TAPO_RTT_HISTORY];      /* the data it acknowledged, stream offsets */
+    int64_t to[TAPO_RTT_HISTORY];
+    tapo_rtt before[TAPO_RTT_HISTORY];   /* the estimator just before it */
+    unsigned next;                       /* ring position of the next entry */
+    unsigned count;                      /* entries used */
+} tapo_rtt_history;
+
+/* Call before feeding a sample taken at time at_s for data [from, to). */
+void tapo_rtt_history_note(tapo_rtt_history *h, const tapo_rtt *before, double at_s,
+                           int64_t from, int64_t to);
+
+/* Data [from, to) was resent at t_s, before samples taken for it later:
+ * Karn's rule, learnt late.  Forgets those samples, and the ones after
+ * them: 'now' becomes the estimator as it stood before the first. */
+void tapo_rtt_history_rewind(tapo_rtt_history *h, tapo_rtt *now, double t_s, int64_t from,
+                             int64_t to);
+
+/* The estimator as it stood at time t_s: 'now', unless samples were taken
+ * after t_s (the oldest state kept when all were). */
+const tapo_rtt *tapo_rtt_as_of(const tapo_rtt_history *h, const tapo_rtt *now, double t_s);
+
 #endif /* TAPO_RTT_ESTIMATOR_H */

@@ -88,7 +88,7 @@ static void enforce_bound(tapo_scoreboard *sb)
         tapo_segment *cur = SEG(sb, i);
         if (out > 0) {
             tapo_segment *prev = SEG(sb, out - 1);
-            bool pristine = prev->tx_count == 1 && cur->tx_count == 1 &&
+            bool pristine = prev->tx_count == 1 && cur->tx_count == 1 && prev->seen && cur->seen &&
                             !prev->sacked && !cur->sacked && !prev->dsacked && !cur->dsacked;
             if (pristine && prev->end == cur->start) {
                 prev->end = cur->end;   /* keeps the earlier transmission time */
@@ -102,8 +102,8 @@ static void enforce_bound(tapo_scoreboard *sb)
         g_array_remove_range(sb->segs, 0, out / 2);
 }
 
-void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, double time_s,
-                    uint64_t tx_order, uint64_t dupacks)
+void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tx_time when,
+                    uint64_t tx_order, uint64_t dupacks, bool seen)
 {
     if (end <= start)
         return;
@@ -111,7 +111,9 @@ void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, double time
         sb->segs = g_array_new(FALSE, FALSE, sizeof(tapo_segment));
     tapo_segment seg = {
         .start = start, .end = end, .tx_count = 1, .last_tx_order = tx_order,
-        .dupacks_at_last_tx = dupacks, .last_tx_s = time_s, .first_retx = TAPO_TRIGGER_NONE,
+        .dupacks_at_last_tx = dupacks, .last_tx_s = when.sent_s, .last_seen_s = when.seen_s,
+        .first_retx = TAPO_TRIGGER_NONE,
+        .seen = seen,
     };
     g_array_append_val(sb->segs, seg);
     enforce_bound(sb);
@@ -133,6 +135,7 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     }
     const tapo_segment *lowest = SEG(sb, i);
     desc->found = true;
+    desc->unseen = true;
     desc->last_tx_s = lowest->last_tx_s;
     desc->dupacks_since = dupacks_now - lowest->dupacks_at_last_tx;
     for (unsigned j = i; j < n && SEG(sb, j)->start < end; j++) {
@@ -142,6 +145,7 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
         if (desc->first_retx == TAPO_TRIGGER_NONE)
             desc->first_retx = seg->first_retx;
         desc->dsacked |= seg->dsacked;
+        desc->unseen = desc->unseen && !seg->seen;
     }
     /* Loss signals for the lowest entry: later transmissions that arrived
      * (RFC 6675 counts SACKed segments above a hole; like RACK we only count
@@ -153,20 +157,22 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     }
 }
 
-void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger trigger,
-                        double time_s, uint64_t tx_order, uint64_t dupacks)
+void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger first_trigger,
+                        uint32_t lost_before, tapo_tx_time when, uint64_t tx_order, uint64_t dupacks)
 {
     if (end <= start || tapo_sb_size(sb) == 0)
         return;
     for (unsigned j = isolate_range(sb, start, end); INSIDE(sb, j, end); j++) {
         tapo_segment *seg = SEG(sb, j);
-        seg->tx_count++;
+        seg->tx_count += 1 + lost_before;
         seg->last_tx_order = tx_order;
-        seg->last_tx_s = time_s;
+        seg->last_tx_s = when.sent_s;
+        seg->last_seen_s = when.seen_s;
         seg->dupacks_at_last_tx = dupacks;
+        seg->seen = true;
         if (seg->first_retx_order == 0) {
             seg->first_retx_order = tx_order;
-            seg->first_retx = trigger;
+            seg->first_retx = first_trigger;
         }
     }
     enforce_bound(sb);
@@ -194,9 +200,11 @@ static void note_delivered(tapo_scoreboard *sb, const tapo_segment *seg, uint32_
     fb->newly_delivered += seg->end - seg->start;
     if (seg->tx_count > 1) {
         fb->retransmitted_delivered = true;
-    } else {
-        if (fb->earliest_tx_s < 0 || seg->last_tx_s < fb->earliest_tx_s)
+    } else if (seg->seen) {
+        if (fb->earliest_tx_s < 0 || seg->last_tx_s < fb->earliest_tx_s) {
             fb->earliest_tx_s = seg->last_tx_s;
+            fb->earliest_seen_s = seg->last_seen_s;
+        }
         if (sb->highest_sacked > seg->end) {
             uint32_t degree = tapo_segments(sb->highest_sacked - seg->start, mss);
             if (degree > fb->reordering)

@@ -34,8 +34,10 @@ typedef struct tapo_segment {
     uint64_t last_tx_order;      /* sender's transmission counter at the last transmission */
     uint64_t first_retx_order;   /* counter at the first retransmission; 0 = never retransmitted */
     uint64_t dupacks_at_last_tx; /* peer's duplicate-ACK counter at the last transmission */
-    double last_tx_s;            /* capture time of the last transmission, seconds */
+    double last_tx_s;            /* when the sender made its last transmission, sender time, seconds */
+    double last_seen_s;          /* when the capture saw it, seconds */
     tapo_trigger first_retx;     /* what triggered the first retransmission */
+    bool seen;                   /* some transmission of it was captured (false: inferred, lost before the capture point) */
     bool sacked;                 /* covered by a SACK block (not a DSACK) */
     bool dsacked;                /* the receiver reported a duplicate copy (RFC 2883) */
 } tapo_segment;
@@ -70,19 +72,21 @@ typedef struct tapo_sb_listener {
 /* What a retransmission is about to resend, read before it is recorded. */
 typedef struct tapo_sb_desc {
     bool found;                  /* some outstanding entry overlaps the range */
+    bool unseen;                 /* no transmission of the overlapped entries was captured */
     uint32_t prior_tx_max;       /* most transmissions of any overlapped entry, before this one */
     tapo_trigger first_retx;     /* first retransmission trigger of the lowest retransmitted entry */
     bool dsacked;                /* a copy of the range was already reported duplicate */
     uint32_t sacked_sent_after;  /* segments SACKed that were sent after the lowest entry's last transmission */
     uint64_t dupacks_since;      /* duplicate ACKs received since the lowest entry's last transmission */
-    double last_tx_s;            /* last transmission time of the lowest entry, seconds */
+    double last_tx_s;            /* last transmission of the lowest entry, sender time, seconds */
 } tapo_sb_desc;
 
 /* Result of a cumulative ACK or a SACK block. */
 typedef struct tapo_sb_feedback {
     int64_t newly_delivered;     /* bytes newly ACKed or SACKed */
     bool retransmitted_delivered;/* some newly delivered entry had been retransmitted (Karn) */
-    double earliest_tx_s;        /* earliest transmission among newly delivered entries sent once; < 0 none */
+    double earliest_tx_s;        /* earliest transmission among newly delivered entries sent once, sender time; < 0 none */
+    double earliest_seen_s;      /* when the capture saw that transmission, seconds */
     uint32_t reordering;         /* reordering degree seen, segments; 0 none */
 } tapo_sb_feedback;
 
@@ -100,17 +104,26 @@ uint32_t tapo_segments(int64_t bytes, uint32_t mss);
 void tapo_sb_init(tapo_scoreboard *sb);
 void tapo_sb_destroy(tapo_scoreboard *sb);
 
-/* New data [start, end) sent for the first time. */
-void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, double time_s,
-                    uint64_t tx_order, uint64_t dupacks);
+/* When a transmission happened: the sender's time, and the capture's. */
+typedef struct tapo_tx_time {
+    double sent_s;               /* sender time, seconds */
+    double seen_s;               /* capture time, seconds */
+} tapo_tx_time;
+
+/* New data [start, end) sent for the first time; seen false when the
+ * transmission was inferred (lost before the capture point). */
+void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tx_time when,
+                    uint64_t tx_order, uint64_t dupacks, bool seen);
 
 /* Describes the outstanding entries overlapping [start, end), unchanged. */
 void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uint32_t mss,
                       uint64_t dupacks_now, tapo_sb_desc *desc);
 
-/* Records a retransmission of [start, end) with its trigger. */
-void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger trigger,
-                        double time_s, uint64_t tx_order, uint64_t dupacks);
+/* Records a retransmission of [start, end), preceded by lost_before
+ * retransmissions the capture never saw; first_trigger is the trigger of
+ * the first of them all. */
+void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger first_trigger,
+                        uint32_t lost_before, tapo_tx_time when, uint64_t tx_order, uint64_t dupacks);
 
 /* Cumulative ACK up to ack (exclusive). */
 void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,

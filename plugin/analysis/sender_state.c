@@ -5,10 +5,10 @@
  */
 #include "sender_state.h"
 
+#include <math.h>
 #include <string.h>
 
-/* A peer ACK may acknowledge data the capture missed, but not absurdly much. */
-#define ACK_AHEAD_LIMIT ((int64_t)1 << 30)   /* bytes */
+#include "recovery.h"
 
 void tapo_sender_init(tapo_sender *s, const tapo_config *cfg)
 {
@@ -36,9 +36,7 @@ uint32_t tapo_sender_mss(const tapo_sender *s)
     uint32_t option = s->mss_option_min;
     if (option == 0)
         return s->largest_segment ? s->largest_segment : TAPO_MSS_FALLBACK;
-    /* Options such as timestamps make full segments a little shorter than
-     * the MSS option (1448 for 1460): count with the real size. */
-    if (s->largest_segment < option && s->largest_segment >= option - option / 10)
+    if (s->largest_segment < option && s->largest_segment >= TAPO_FULL_SEGMENT_SHARE * option)
         return s->largest_segment;
     return option;
 }
@@ -52,6 +50,60 @@ static void note_mss_option(tapo_sender *s, uint16_t mss_option)
 {
     if (mss_option && (s->mss_option_min == 0 || mss_option < s->mss_option_min))
         s->mss_option_min = mss_option;
+}
+
+/* ---- congestion state -------------------------------------------------- */
+
+/* What moves ca_state (paper Figure 4, Linux's tcp_fastretrans_alert). */
+typedef enum {
+    CA_LOSS_SIGNAL,               /* a duplicate ACK or a newly SACKed segment */
+    CA_FAST_RETRANSMIT,
+    CA_TIMEOUT,                   /* a retransmission by the RTO */
+    CA_ACK_ADVANCED               /* snd_una moved */
+} ca_event;
+
+/* Every change of ca_state passes here.  Recovery and Loss end once snd_una
+ * passes the recovery point (snd_nxt when they began); Disorder ends when
+ * no SACKed data remains. */
+static void ca_on_event(tapo_sender *s, ca_event event)
+{
+    tapo_ca_state next = s->ca_state;
+    switch (event) {
+    case CA_LOSS_SIGNAL:
+        if (s->ca_state == TAPO_CA_OPEN)
+            next = TAPO_CA_DISORDER;
+        break;
+    case CA_FAST_RETRANSMIT:
+        if (s->ca_state != TAPO_CA_RECOVERY && s->ca_state != TAPO_CA_LOSS)
+            next = TAPO_CA_RECOVERY;
+        break;
+    case CA_TIMEOUT:
+        next = TAPO_CA_LOSS;
+        s->recovery_point = s->snd_nxt;   /* a new timeout restarts Loss */
+        break;
+    case CA_ACK_ADVANCED:
+        if ((s->ca_state == TAPO_CA_RECOVERY || s->ca_state == TAPO_CA_LOSS) &&
+            s->snd_una >= s->recovery_point) {
+            next = TAPO_CA_OPEN;
+        } else if (s->ca_state == TAPO_CA_DISORDER) {
+            tapo_sb_counts counts;
+            tapo_sb_count(&s->sb, tapo_sender_mss(s), &counts);
+            if (counts.sacked_out == 0)
+                next = TAPO_CA_OPEN;
+        }
+        break;
+    }
+    if (next == TAPO_CA_RECOVERY && s->ca_state != TAPO_CA_RECOVERY)
+        s->recovery_point = s->snd_nxt;
+    s->ca_state = next;
+}
+
+static void ca_on_retransmission(tapo_sender *s, tapo_trigger trigger)
+{
+    if (trigger == TAPO_TRIGGER_TIMEOUT)
+        ca_on_event(s, CA_TIMEOUT);
+    else if (trigger == TAPO_TRIGGER_FAST)
+        ca_on_event(s, CA_FAST_RETRANSMIT);
 }
 
 /* The scoreboard's description of [lo, hi), completed for data sent before
@@ -75,6 +127,11 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
 
     snap->ca_state = s->ca_state;
     snap->packets_out = tapo_segments(outstanding, mss);
+    if (s->una_late) {
+        /* ACKs the capture saw had not reached the sender (see record_acked_resend). */
+        snap->packets_out = tapo_segments(s->snd_nxt - s->una_at_sender, mss) + s->unseen_beyond;
+        snap->inferred |= TAPO_INFERRED_ACKS_LATE;
+    }
     snap->sacked_out = counts.sacked_out;
     snap->holes = counts.holes;
     snap->retrans_out = counts.retrans_out;
@@ -103,6 +160,32 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     facts->lost_out = counts.lost_out;
 }
 
+void tapo_sender_amend_snapshot(const tapo_sender *s, const tapo_tx_info *tx, tapo_snapshot *snap,
+                                tapo_facts *at_packet, tapo_facts *final)
+{
+    uint32_t mss = tapo_sender_mss(s);
+    uint32_t range = tapo_segments(tx->retx_end - tx->retx_start, mss);
+    snap->inferred |= tx->inferred;
+    if (tx->acks_late) {
+        /* The sender's snd_una was at most the range's start. */
+        snap->packets_out = tapo_segments(s->snd_nxt - tx->retx_start, mss) + s->unseen_beyond;
+        at_packet->outstanding_all_lost = final->outstanding_all_lost = false;   /* the receiver had them */
+    }
+    snap->packets_out += tx->unseen_segments;
+    if (tx->unseen_segments && tx->original_new)
+        at_packet->had_more_data = tx->original_hints_more;
+    if (tx->lost_before) {
+        /* The lost retransmission was outstanding when the timer fired. */
+        snap->retrans_out += range;
+        at_packet->lost_out += range;
+        final->lost_out += range;
+        if (tx->first_retrans == TAPO_TRIGGER_FAST)
+            snap->ca_state = TAPO_CA_RECOVERY;
+        else if (tx->first_retrans == TAPO_TRIGGER_TIMEOUT)
+            snap->ca_state = TAPO_CA_LOSS;
+    }
+}
+
 /* ---- the sender's own packets ----------------------------------------- */
 
 /* Anchors the stream at this packet when the capture missed the handshake. */
@@ -111,6 +194,7 @@ static void anchor(tapo_sender *s, const tapo_packet *p)
     bool syn = p->flags & TAPO_TCP_SYN;
     if (syn && !s->syn_sent) {
         s->syn_sent = true;
+        s->isn_raw = p->seq_raw;
         s->seq.anchored = false;     /* the ISN is offset 0 */
         s->anchored = false;
     }
@@ -121,56 +205,6 @@ static void anchor(tapo_sender *s, const tapo_packet *p)
     s->data_start = syn ? start + 1 : start;
     s->recovery_point = start;
     s->anchored = true;
-}
-
-/* Share of the RTO after which a retransmission that had loss signals is
- * taken as timer-driven; our RTO estimate and the sender's differ a little
- * (Linux's mdev tracking, 4 ms timer ticks). */
-#define TIMER_RTO_SHARE 0.9
-
-/* RFC 6675 / RACK: a retransmission is fast when loss signals for it
- * (SACKed later transmissions, or duplicate ACKs without SACK) arrived since
- * it was last sent and it came before the RTO could have expired.  Without
- * such signals, a retransmission after a silence longer than the stall
- * threshold is timer-driven: a tail-loss probe when it resends the last
- * outstanding data rather than the head (an RTO always resends snd_una),
- * otherwise a timeout.  Retransmissions without signals or silence continue
- * a timeout's recovery. */
-static tapo_trigger retransmission_trigger(const tapo_sender *s, const tapo_sb_desc *desc,
-                                           int64_t start, int64_t end, double now_s,
-                                           double gap_s, double threshold_s)
-{
-    uint64_t signals = desc->sacked_sent_after + (s->sack_seen ? 0 : desc->dupacks_since);
-    if (signals >= 1) {
-        /* Sent before the capture began: judge by the silence instead. */
-        double since_tx = desc->found ? now_s - desc->last_tx_s : 2.0 * gap_s;
-        if (since_tx < TIMER_RTO_SHARE * s->rtt.rto_s)
-            return TAPO_TRIGGER_FAST;
-    }
-    if (gap_s <= threshold_s)
-        return TAPO_TRIGGER_TIMEOUT;
-    bool open = s->ca_state == TAPO_CA_OPEN || s->ca_state == TAPO_CA_DISORDER;
-    bool resends_last = end >= s->snd_nxt;
-    if (open && resends_last) {
-        if (start > s->snd_una)
-            return TAPO_TRIGGER_PROBE;
-        /* Only one segment out: a probe fires clearly before the RTO. */
-        if (desc->found && now_s - desc->last_tx_s < 0.75 * s->rtt.rto_s)
-            return TAPO_TRIGGER_PROBE;
-    }
-    return TAPO_TRIGGER_TIMEOUT;
-}
-
-static void enter_state_for(tapo_sender *s, tapo_trigger trigger)
-{
-    if (trigger == TAPO_TRIGGER_TIMEOUT) {
-        s->ca_state = TAPO_CA_LOSS;
-        s->recovery_point = s->snd_nxt;
-    } else if (trigger == TAPO_TRIGGER_FAST && s->ca_state != TAPO_CA_RECOVERY &&
-               s->ca_state != TAPO_CA_LOSS) {
-        s->ca_state = TAPO_CA_RECOVERY;
-        s->recovery_point = s->snd_nxt;
-    }
 }
 
 static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t start)
@@ -186,25 +220,6 @@ static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t 
     return p->payload_len <= 1 && (closed || below_una);
 }
 
-static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t lo, int64_t hi,
-                                  double gap_s, double threshold_s, tapo_tx_info *tx)
-{
-    uint32_t mss = tapo_sender_mss(s);
-    tapo_sb_desc desc;
-    describe_range(s, lo, hi, &desc);
-    tapo_trigger trigger = retransmission_trigger(s, &desc, lo, hi, p->time_s, gap_s, threshold_s);
-    tx->kind = TAPO_TX_RETRANSMISSION;
-    tx->retx_start = lo;
-    tx->retx_end = hi;
-    tx->trigger = trigger;
-    tx->retrans_count = desc.prior_tx_max ? desc.prior_tx_max : 1;
-    tx->first_retrans = desc.first_retx != TAPO_TRIGGER_NONE ? desc.first_retx : trigger;
-    tx->already_duplicated = desc.dsacked;
-    tx->segs_sent_after = tapo_segments(s->snd_nxt - hi, mss);
-    tapo_sb_retransmit(&s->sb, lo, hi, trigger, p->time_s, s->tx_order, s->dupacks);
-    enter_state_for(s, trigger);
-}
-
 /* Whether a new segment suggests more data was queued behind it: it was
  * full-sized (a stack sends a short segment only at the end of what the
  * application wrote; PSH says nothing, Linux sets it on every GSO chunk),
@@ -217,24 +232,232 @@ static bool sends_more_soon(const tapo_sender *s, int64_t payload, int64_t end)
     return s->rwnd_seen && s->rwnd_scale_known && end - s->snd_una >= (int64_t)s->rwnd;
 }
 
-static void record_new_data(tapo_sender *s, const tapo_packet *p, int64_t lo, int64_t end,
-                            bool fin, tapo_tx_info *tx)
+/* When the packet was sent (sender time) and seen. */
+static tapo_tx_time tx_time(const tapo_packet *p, const tapo_send_context *ctx)
 {
-    tapo_sb_append(&s->sb, lo, end, p->time_s, s->tx_order, s->dupacks);
+    return (tapo_tx_time){ ctx->send_time_s, p->time_s };
+}
+
+static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo, int64_t hi,
+                       const tapo_send_context *ctx, tapo_retx_clues *c)
+{
+    c->signals = desc->sacked_sent_after + (s->sack_seen ? 0 : desc->dupacks_since);
+    c->fast_signals = s->sack_seen ? 1 : s->dupthres;
+    c->silence_s = ctx->silence_s;
+    c->threshold_s = ctx->threshold_s;
+    c->srtt_s = ctx->srtt_s;
+    c->rto_s = ctx->rto_s;
+    c->open = s->ca_state == TAPO_CA_OPEN || s->ca_state == TAPO_CA_DISORDER;
+    c->resends_last = hi >= s->snd_nxt && s->unseen_beyond == 0;
+    c->above_una = lo > s->snd_una;
+    c->since_tx_known = desc->found;
+    c->since_tx_s = ctx->send_time_s - desc->last_tx_s;
+}
+
+static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t lo, int64_t hi,
+                                  const tapo_send_context *ctx, bool original_new,
+                                  tapo_tx_info *tx)
+{
+    uint32_t mss = tapo_sender_mss(s);
+    tapo_sb_desc desc;
+    describe_range(s, lo, hi, &desc);
+    tapo_retx_clues clues;
+    fill_clues(s, &desc, lo, hi, ctx, &clues);
+    tapo_trigger trigger = tapo_retx_trigger(&clues);
+    tapo_trigger first = desc.first_retx != TAPO_TRIGGER_NONE ? desc.first_retx : trigger;
+    uint32_t lost_before = 0;
+    if (ctx->away && desc.found && desc.unseen) {
+        /* Every earlier copy was lost before the capture point. */
+        tapo_unseen_clues u = {
+            .original_new = original_new,
+            .unseen_packets = ctx->unseen_packets,
+            .since_armed_s = clues.since_tx_s < ctx->silence_s ? clues.since_tx_s : ctx->silence_s,
+        };
+        tapo_unseen_estimate est;
+        tapo_retx_unseen(&clues, &u, trigger, &est);
+        lost_before = est.lost_retransmissions;
+        first = est.first_trigger;
+        tx->inferred |= est.inferred;
+        /* Other unseen packets carried data above everything seen. */
+        s->unseen_beyond += est.unseen_beyond;
+        tx->unseen_segments = est.unseen_beyond;
+        if (original_new) {
+            tx->unseen_segments += tapo_segments(hi - lo, mss);
+            /* The lost original was the highest new data: its size tells
+             * whether more was queued behind it. */
+            tx->original_new = true;
+            tx->original_hints_more = est.unseen_beyond > 0 || sends_more_soon(s, hi - lo, hi);
+            s->last_new_hints_more = tx->original_hints_more;
+        }
+        /* Recovery as the sender went through it. */
+        if (lost_before)
+            ca_on_retransmission(s, first);
+    }
+    tx->kind = TAPO_TX_RETRANSMISSION;
+    tx->retx_start = lo;
+    tx->retx_end = hi;
+    tx->trigger = trigger;
+    tx->lost_before = lost_before;
+    tx->retrans_count = (desc.prior_tx_max ? desc.prior_tx_max : 1) + lost_before;
+    tx->first_retrans = first;
+    tx->already_duplicated = desc.dsacked;
+    tx->segs_sent_after = tapo_segments(s->snd_nxt - hi, mss) + s->unseen_beyond;
+    tapo_sb_retransmit(&s->sb, lo, hi, first, lost_before, tx_time(p, ctx), s->tx_order, s->dupacks);
+    ca_on_retransmission(s, trigger);
+}
+
+/* When the capture saw the cumulative ACK that first covered offset; < 0
+ * when it was too long ago to remember. */
+static double acked_seen_s(const tapo_sender *s, int64_t offset)
+{
+    double when = -1.0;
+    for (unsigned i = 0; i < TAPO_UNA_HISTORY; i++)
+        if (s->una_advance_to[i] > offset && (when < 0.0 || s->una_advance_s[i] < when))
+            when = s->una_advance_s[i];
+    return when;
+}
+
+void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double margin_s,
+                               bool has_echo, uint32_t echo, tapo_acks_received *out)
+{
+    bool known = false, missing = false;
+    int64_t una = 0;
+    for (unsigned i = 0; i < TAPO_UNA_HISTORY; i++) {
+        if (s->una_advance_to[i] == 0 && s->una_advance_s[i] == 0.0)
+            continue;   /* unused slot */
+        bool newer = has_echo && s->una_advance_has_ts[i] &&
+                     (int32_t)(s->una_advance_tsval[i] - echo) > 0;
+        bool arrived = s->una_advance_s[i] <= send_time_s + margin_s && !newer;
+        if (arrived && (!known || s->una_advance_to[i] > una)) {
+            una = s->una_advance_to[i];
+            known = true;
+        }
+        missing = missing || (newer && s->una_advance_s[i] < send_time_s - margin_s);
+    }
+    out->behind = known && una < s->snd_una;
+    out->una = una;
+    out->missing = out->behind && missing;
+}
+
+void tapo_sender_snapshot_behind(const tapo_sender *s, const tapo_acks_received *acks,
+                                 tapo_snapshot *snap)
+{
+    if (!acks->behind)
+        return;
+    uint32_t behind = tapo_segments(s->snd_nxt - acks->una, tapo_sender_mss(s)) + s->unseen_beyond;
+    if (behind > snap->packets_out)
+        snap->packets_out = behind;
+    if (acks->missing)
+        snap->inferred |= TAPO_INFERRED_ACKS_LATE;
+}
+
+/* The sender resent data the receiver had acknowledged.  At the sender, a
+ * needless resend.  Away from it, when the ACK was seen well before the
+ * sender resent the data (not merely on its way), proof that the ACK had
+ * not reached the sender, which resent after its timer (an RTO resends
+ * snd_una); its snd_una stays there until it sends new data again. */
+static void record_acked_resend(tapo_sender *s, int64_t start, int64_t end,
+                                const tapo_send_context *ctx, tapo_tx_info *tx)
+{
+    tx->kind = TAPO_TX_RETRANSMISSION;
+    tx->retrans_count = 1;
+    tx->trigger = tx->first_retrans = TAPO_TRIGGER_TIMEOUT;
+    tx->already_duplicated = true;
+    double acked = acked_seen_s(s, start);
+    if (!ctx->away || acked < 0.0 || ctx->send_time_s < acked + ctx->margin_s)
+        return;
+    tx->retx_start = start;
+    tx->retx_end = end < s->snd_una ? end : s->snd_una;
+    tx->acks_late = true;
+    tx->inferred |= TAPO_INFERRED_ACKS_LATE;
+    s->una_late = true;
+    s->una_at_sender = start;
+    tx->segs_sent_after = tapo_segments(s->snd_nxt - tx->retx_end, tapo_sender_mss(s)) + s->unseen_beyond;
+    if (ctx->silence_s >= TAPO_TIMER_SLACK * ctx->threshold_s)
+        ca_on_event(s, CA_TIMEOUT);
+}
+
+/* New data [lo, end) sent at 'seen' (NULL: inferred from what followed,
+ * sent after the latest transmission seen). */
+static void record_new_data(tapo_sender *s, int64_t lo, int64_t end, bool fin,
+                            const tapo_tx_time *seen, tapo_tx_info *tx)
+{
+    tapo_tx_time when = seen ? *seen : (tapo_tx_time){ s->last_tx_s, s->last_seen_s };
+    tapo_sb_append(&s->sb, lo, end, when, s->tx_order, s->dupacks, seen != NULL);
     int64_t payload_end = fin ? end - 1 : end;
     if (payload_end > lo && lo >= s->data_start) {
         s->payload_bytes += (uint64_t)(payload_end - lo);
-        s->last_new_hints_more = sends_more_soon(s, payload_end - lo, end);
-        tx->new_data = true;
-        tapo_hs_new_data(&s->hs);
+        if (seen) {
+            s->una_late = false;   /* new data: the window had opened */
+            /* Inferred data was sent before the packet that reveals it:
+             * it answers no hindsight question about later stalls. */
+            s->last_new_hints_more = sends_more_soon(s, payload_end - lo, end);
+            tx->new_data = true;
+            tapo_hs_new_data(&s->hs);
+        }
     }
     s->snd_nxt = end;
+    s->nxt_seen_s = when.seen_s;
     if (tx->kind == TAPO_TX_NONE)
         tx->kind = TAPO_TX_NEW;
 }
 
-void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, double gap_s,
-                         double threshold_s, tapo_tx_info *tx)
+/* Data above snd_nxt after a gap in the sequence: away from the sender the
+ * gap was sent and lost before the capture point (at the sender, the
+ * capture itself dropped it: nothing to infer). */
+static void record_hole(tapo_sender *s, int64_t from, int64_t to)
+{
+    uint32_t segments = tapo_segments(to - from, tapo_sender_mss(s));
+    s->unseen_beyond = s->unseen_beyond > segments ? s->unseen_beyond - segments : 0;
+    tapo_tx_info ignored = { 0 };
+    record_new_data(s, from, to, false, NULL, &ignored);
+    s->tx_order++;   /* the packet revealing the hole was sent after it */
+}
+
+/* Whether new-looking data contiguous with snd_nxt is in fact the
+ * retransmission of an original lost before the capture point: the sender
+ * had sent data the capture never saw (counted by IP IDs, or earlier
+ * inferred), and it comes after a silence only a timer ends.  Without IP
+ * IDs, a full-sized last segment (more data was queued) outside a pending
+ * request's answer stands for the count. */
+static bool resends_unseen_original(const tapo_sender *s, const tapo_send_context *ctx)
+{
+    if (!ctx->away)
+        return false;
+    if (s->unseen_beyond > 0)
+        return true;
+    /* The timer that resends the last data outstanding waits at least the
+     * minimum RTO (a probe for a single segment, likewise). */
+    double timer_floor = fmax(ctx->threshold_s, ctx->rto_min_s);
+    if (ctx->silence_s < TAPO_TIMER_SLACK * timer_floor)
+        return false;
+    if (ctx->unseen_packets >= 0)
+        return ctx->unseen_packets >= 1;
+    return s->last_new_hints_more && !s->request_pending && s->sent_payload;
+}
+
+static void record_data_above(tapo_sender *s, const tapo_packet *p, int64_t start, int64_t end,
+                              bool fin, const tapo_send_context *ctx, tapo_tx_info *tx)
+{
+    int64_t from = start > s->snd_nxt ? start : s->snd_nxt;
+    if (ctx->away && start > s->snd_nxt && start > s->data_start) {
+        record_hole(s, s->snd_nxt, start);
+    } else if (from == s->snd_nxt && from < end && resends_unseen_original(s, ctx)) {
+        uint32_t segments = tapo_segments(end - from, tapo_sender_mss(s));
+        bool was_beyond = s->unseen_beyond > 0;
+        s->unseen_beyond = s->unseen_beyond > segments ? s->unseen_beyond - segments : 0;
+        tapo_tx_info ignored = { 0 };
+        record_new_data(s, from, end, fin, NULL, &ignored);
+        s->tx_order++;
+        record_retransmission(s, p, from, end, ctx, !was_beyond, tx);
+        return;
+    }
+    tapo_tx_time now = tx_time(p, ctx);
+    record_new_data(s, from, end, fin, &now, tx);
+}
+
+void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
+                         tapo_tx_info *tx)
 {
     memset(tx, 0, sizeof *tx);
     if (!p->header_valid)
@@ -263,19 +486,16 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, double gap_s,
     int64_t lo = start > s->snd_una ? start : s->snd_una;
     int64_t hi = end < s->snd_nxt ? end : s->snd_nxt;
     if (start < s->snd_nxt) {
-        if (hi > lo) {
-            record_retransmission(s, p, lo, hi, gap_s, threshold_s, tx);
-        } else {
-            /* Everything was ACKed already: resent without any need. */
-            tx->kind = TAPO_TX_RETRANSMISSION;
-            tx->retrans_count = 1;
-            tx->trigger = tx->first_retrans = TAPO_TRIGGER_TIMEOUT;
-            tx->already_duplicated = true;
-        }
+        if (hi > lo)
+            record_retransmission(s, p, lo, hi, ctx, false, tx);
+        else
+            record_acked_resend(s, start, end, ctx, tx);
     }
     if (end > s->snd_nxt)
-        record_new_data(s, p, start > s->snd_nxt ? start : s->snd_nxt, end, fin, tx);
+        record_data_above(s, p, start, end, fin, ctx, tx);
     tapo_seq_advance(&s->seq, p->seq_raw + (uint32_t)(end - start));
+    s->last_tx_s = ctx->send_time_s;
+    s->last_seen_s = p->time_s;
     if (fin) {
         s->fin_sent = true;
         tapo_hs_response_ended(&s->hs);
@@ -320,23 +540,27 @@ static bool is_dsack(const tapo_packet *p, unsigned i, int64_t left, int64_t rig
     return left >= left2 && right <= right2;
 }
 
-/* Earliest transmission time among entries a SACK or ACK newly delivered,
- * sent once (Karn); < 0 when there is none. */
-static double rtt_candidate(const tapo_sb_feedback *fb)
+/* The earliest transmission among entries newly delivered that were sent
+ * once (Karn), if any. */
+static tapo_rtt_candidate candidate_of(const tapo_sb_feedback *fb)
 {
-    return fb->retransmitted_delivered ? -1.0 : fb->earliest_tx_s;
+    tapo_rtt_candidate c = {
+        .valid = fb->earliest_tx_s >= 0.0, .tx_time_s = fb->earliest_tx_s, .seen_s = fb->earliest_seen_s,
+    };
+    return c;
 }
 
-/* Returns the RTT candidate of the SACK blocks (see rtt_candidate). */
-static double process_sack_blocks(tapo_sender *s, const tapo_packet *p, int64_t ack,
-                                  const tapo_sb_listener *listener, bool *newly_sacked)
+/* The SACK blocks' RTT candidate (the earliest over the blocks); sets
+ * *newly_sacked when a block delivered new data. */
+static tapo_rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet *p, int64_t ack,
+                                              const tapo_sb_listener *listener, bool *newly_sacked)
 {
     uint32_t mss = tapo_sender_mss(s);
-    double candidate = -1.0;
+    tapo_rtt_candidate best = { 0 };
     for (unsigned i = 0; i < p->sack_count && i < TAPO_MAX_SACK_BLOCKS; i++) {
         int64_t left = tapo_seq_offset(&s->seq, p->sack_left_raw[i]);
         int64_t right = tapo_seq_offset(&s->seq, p->sack_right_raw[i]);
-        if (right <= left || right - left > ACK_AHEAD_LIMIT)
+        if (right <= left || right - left > TAPO_ACK_AHEAD_LIMIT)
             continue;
         if (is_dsack(p, i, left, right, ack, s)) {
             tapo_sb_dsack(&s->sb, left, right, mss, listener);
@@ -348,34 +572,36 @@ static double process_sack_blocks(tapo_sender *s, const tapo_packet *p, int64_t 
         if (fb.newly_delivered > 0)
             *newly_sacked = true;
         raise_dupthres(s, fb.reordering);
-        double c = rtt_candidate(&fb);
-        if (c >= 0 && (candidate < 0 || c < candidate))
-            candidate = c;
+        tapo_rtt_candidate c = fb.retransmitted_delivered ? (tapo_rtt_candidate){ 0 }
+                                                          : candidate_of(&fb);
+        if (c.valid && (!best.valid || c.tx_time_s < best.tx_time_s)) {
+            best = c;
+            best.from = left;
+            best.to = right;
+        }
     }
-    return candidate;
+    return best;
 }
 
-/* Returns the RTT candidate of the cumulative ACK; -2 when Karn's rule
- * forbids any sample from this ACK. */
-static double advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack,
-                          const tapo_sb_listener *listener)
+/* The cumulative ACK moved snd_una; *karn_forbids is set when it
+ * acknowledged retransmitted data (then no sample at all). */
+static tapo_rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack,
+                                      const tapo_sb_listener *listener, bool *karn_forbids)
 {
     tapo_sb_feedback fb;
     tapo_sb_ack(&s->sb, ack, tapo_sender_mss(s), listener, &fb);
     s->snd_una = ack;
+    s->una_advance_to[s->una_advance_next] = ack;
+    s->una_advance_s[s->una_advance_next] = p->time_s;
+    s->una_advance_has_ts[s->una_advance_next] = p->has_timestamps;
+    s->una_advance_tsval[s->una_advance_next] = p->tsval;
+    s->una_advance_next = (s->una_advance_next + 1) % TAPO_UNA_HISTORY;
     s->dupacks_at_advance = s->dupacks;
     raise_dupthres(s, fb.reordering);
-    if ((s->ca_state == TAPO_CA_RECOVERY || s->ca_state == TAPO_CA_LOSS) &&
-        s->snd_una >= s->recovery_point)
-        s->ca_state = TAPO_CA_OPEN;
-    if (s->ca_state == TAPO_CA_DISORDER) {
-        tapo_sb_counts counts;
-        tapo_sb_count(&s->sb, tapo_sender_mss(s), &counts);
-        if (counts.sacked_out == 0)
-            s->ca_state = TAPO_CA_OPEN;
-    }
+    ca_on_event(s, CA_ACK_ADVANCED);
     tapo_hs_acked(&s->hs, s->snd_una, p->time_s, s->rtt.rto_s);
-    return fb.retransmitted_delivered ? -2.0 : fb.earliest_tx_s;
+    *karn_forbids = fb.retransmitted_delivered;
+    return candidate_of(&fb);
 }
 
 /* RFC 5681: same ACK, no data, no window change, data outstanding. */
@@ -386,7 +612,7 @@ static bool is_duplicate_ack(const tapo_sender *s, const tapo_packet *p, int64_t
            s->rwnd_seen && p->window == s->rwnd;
 }
 
-static void process_ack(tapo_sender *s, const tapo_packet *p, const tapo_config *cfg)
+static void process_ack(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt)
 {
     if (!s->anchored) {
         /* The capture starts with the peer: its ACK marks our snd_una. */
@@ -396,26 +622,34 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, const tapo_config 
     }
     int64_t ack = tapo_seq_offset(&s->seq, p->ack_raw);
     if (ack > s->snd_nxt) {
-        if (ack - s->snd_nxt > ACK_AHEAD_LIMIT)
+        if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
             return;   /* nonsense: ignore the whole ACK */
+        uint32_t missed = tapo_segments(ack - s->snd_nxt, tapo_sender_mss(s));
+        s->unseen_beyond = s->unseen_beyond > missed ? s->unseen_beyond - missed : 0;
         s->snd_nxt = ack;   /* the capture missed some of our data */
     }
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &s->hs };
+    int64_t una_before = s->snd_una;
     bool newly_sacked = false;
-    double sack_tx = process_sack_blocks(s, p, ack, &listener, &newly_sacked);
+    tapo_rtt_candidate sack_rtt = process_sack_blocks(s, p, ack, &listener, &newly_sacked);
     bool dupack = is_duplicate_ack(s, p, ack);
-    double ack_tx = -1.0;
+    tapo_rtt_candidate ack_rtt = { 0 };
+    bool karn_forbids = false;
     if (ack > s->snd_una)
-        ack_tx = advance_una(s, p, ack, &listener);
+        ack_rtt = advance_una(s, p, ack, &listener, &karn_forbids);
     else if (dupack)
         s->dupacks++;
     /* Linux (tcp_ack_update_rtt): the cumulative ACK's sample first, the
      * SACK's when the ACK gave none; nothing after acking retransmitted data. */
-    double tx_s = ack_tx >= 0 ? ack_tx : (ack_tx == -2.0 ? -1.0 : sack_tx);
-    if (tx_s >= 0)
-        tapo_rtt_sample(&s->rtt, p->time_s - tx_s, cfg->rto_min_s);
-    if ((newly_sacked || dupack) && s->ca_state == TAPO_CA_OPEN)
-        s->ca_state = TAPO_CA_DISORDER;
+    *rtt = ack_rtt.valid ? ack_rtt : (karn_forbids ? (tapo_rtt_candidate){ 0 } : sack_rtt);
+    rtt->from = una_before < ack ? una_before : ack;
+    rtt->to = ack > s->snd_una ? ack : s->snd_una;
+    if (sack_rtt.valid && !ack_rtt.valid) {
+        rtt->from = sack_rtt.from;
+        rtt->to = sack_rtt.to;
+    }
+    if (newly_sacked || dupack)
+        ca_on_event(s, CA_LOSS_SIGNAL);
     if (ack >= s->snd_una) {
         s->rwnd = p->window;
         s->rwnd_seen = true;
@@ -423,8 +657,9 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, const tapo_config 
     }
 }
 
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, const tapo_config *cfg)
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt)
 {
+    memset(rtt, 0, sizeof *rtt);
     if (!p->header_valid)
         return;
     note_mss_option(s, p->mss_option);
@@ -443,5 +678,5 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, const tapo_con
         tapo_hs_response_ended(&s->hs);
     }
     if (p->flags & TAPO_TCP_ACK)
-        process_ack(s, p, cfg);
+        process_ack(s, p, rtt);
 }

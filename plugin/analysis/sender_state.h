@@ -3,7 +3,10 @@
  *
  * A conversation keeps one tapo_sender per endpoint.  Each sees its own
  * packets through tapo_sender_on_send() and its peer's through
- * tapo_sender_on_receive() (ACKs, SACKs, windows, requests).
+ * tapo_sender_on_receive() (ACKs, SACKs, windows, requests).  Times are on
+ * the sender's own timeline (sender_clock.h): the conversation tells when
+ * each of its packets was sent; its peer's packets count at their capture
+ * time.  Where the capture is at the sender the two are the same.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,13 +24,33 @@
 #include "seqspace.h"
 #include "stall.h"
 
+/* A peer ACK may acknowledge data the capture missed, but not absurdly much. */
+#define TAPO_ACK_AHEAD_LIMIT ((int64_t)1 << 30)   /* bytes */
+/* Cumulative ACK advances remembered, count: when data resent away from
+ * the sender had been acknowledged (record_acked_resend). */
+#define TAPO_UNA_HISTORY 8
+
+/* Options such as timestamps make full segments a little shorter than the
+ * MSS option (1448 for 1460): a segment within this share of it is full. */
+#define TAPO_FULL_SEGMENT_SHARE 0.9
+
 typedef struct tapo_sender {
     tapo_seqspace seq;            /* this endpoint's sequence space */
     bool anchored;                /* snd_una and snd_nxt hold real values */
     bool syn_sent;                /* this endpoint sent a SYN or SYN-ACK */
+    uint32_t isn_raw;             /* raw sequence number of that SYN; meaningful with syn_sent */
     int64_t snd_una;              /* highest cumulative ACK from the peer, stream offset */
-    int64_t snd_nxt;              /* one past the highest byte sent, stream offset */
+    int64_t snd_nxt;              /* one past the highest byte seen sent, stream offset */
+    double nxt_seen_s;            /* capture time of the packet that carried snd_nxt, seconds */
+    bool una_late;                /* away from the sender: ACKs seen had not reached it (it resent acked data) */
+    int64_t una_at_sender;        /* then: its snd_una, stream offset */
+    int64_t una_advance_to[TAPO_UNA_HISTORY];  /* recent snd_una advances, stream offsets (ring) */
+    double una_advance_s[TAPO_UNA_HISTORY];    /* when each was seen, seconds */
+    bool una_advance_has_ts[TAPO_UNA_HISTORY]; /* the ACK carried a TSval */
+    uint32_t una_advance_tsval[TAPO_UNA_HISTORY];
+    unsigned una_advance_next;                 /* ring position of the next entry */
     int64_t data_start;           /* stream offset of the first payload byte */
+    uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */
     tapo_scoreboard sb;
     tapo_rtt rtt;
     tapo_hindsight hs;
@@ -36,7 +59,9 @@ typedef struct tapo_sender {
     uint32_t dupthres;            /* duplicate-ACK threshold, segments */
     uint64_t dupacks;             /* duplicate ACKs received, running count */
     uint64_t dupacks_at_advance;  /* value of dupacks when snd_una last advanced */
-    uint64_t tx_order;            /* transmissions sent, running count */
+    uint64_t tx_order;            /* transmissions, seen or inferred, running count */
+    double last_tx_s;             /* when the latest transmission seen was sent, sender time, seconds */
+    double last_seen_s;           /* when the capture saw it, seconds */
     uint32_t rwnd;                /* peer's last advertised window, bytes */
     bool rwnd_seen;               /* rwnd holds a real value */
     bool rwnd_scale_known;        /* rwnd was scaled correctly */
@@ -48,8 +73,20 @@ typedef struct tapo_sender {
     bool last_new_hints_more;     /* our highest new-data segment was full-sized or used up the window */
     bool sack_seen;               /* the peer has sent SACK blocks */
     bool fin_sent;                /* this endpoint sent its FIN */
-    uint64_t payload_bytes;       /* new payload bytes sent */
+    uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
+
+/* What the conversation knows about one of the sender's packets. */
+typedef struct tapo_send_context {
+    double send_time_s;           /* when the sender sent the packet, sender time, seconds (the capture time at the sender) */
+    double srtt_s, rto_s;         /* the sender's estimates then, seconds */
+    double rto_min_s;             /* the minimum RTO (preference), seconds */
+    double silence_s;             /* sender time since the latest feedback it had received, seconds */
+    double threshold_s;           /* stall threshold, seconds */
+    double margin_s;              /* how precisely send_time_s places the packet, seconds */
+    bool away;                    /* the capture point is not at the sender: its packets can be lost before it */
+    int32_t unseen_packets;       /* sender packets never captured since the previous one seen (IP IDs); -1 unknown */
+} tapo_send_context;
 
 /* What one of the sender's own packets was. */
 typedef enum {
@@ -68,10 +105,27 @@ typedef struct tapo_tx_info {
     uint32_t retrans_count;       /* retransmissions of the range, this one included */
     tapo_trigger first_retrans;
     tapo_trigger trigger;
-    bool already_duplicated;      /* a DSACK had already reported the range */
+    bool already_duplicated;      /* the receiver had the range already (DSACK, or its own ACK) */
     uint32_t segs_sent_after;     /* segments above the retransmitted range */
     uint64_t data_offset;         /* payload bytes before the packet's first byte */
+    /* What the packet revealed about the sender at the stall's start, when
+     * the capture point is away from it (tapo_sender_amend_snapshot). */
+    uint32_t lost_before;         /* retransmissions of the range lost before the capture point, count */
+    uint32_t unseen_segments;     /* segments outstanding that the capture never saw: the range's lost original and data above it */
+    bool original_new;            /* the range's lost original is inferred only now (nothing had shown it) */
+    bool original_hints_more;     /* then: it suggested more data queued behind it */
+    bool acks_late;               /* it resent data the receiver had acknowledged: those ACKs had not reached the sender */
+    unsigned inferred;            /* tapo_inferred bits */
 } tapo_tx_info;
+
+/* The cumulative ACK or SACK block that gives an RTT sample (Karn): when
+ * the acknowledged data was transmitted. */
+typedef struct tapo_rtt_candidate {
+    bool valid;
+    int64_t from, to;             /* the data newly acknowledged, stream offsets */
+    double tx_time_s;             /* when that transmission was sent, sender time, seconds */
+    double seen_s;                /* when the capture saw it, seconds */
+} tapo_rtt_candidate;
 
 void tapo_sender_init(tapo_sender *s, const tapo_config *cfg);
 void tapo_sender_destroy(tapo_sender *s);
@@ -85,13 +139,35 @@ double tapo_sender_threshold(const tapo_sender *s, const tapo_config *cfg);
 /* Fills the state part of a snapshot and the facts known now. */
 void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts *facts);
 
-/* The sender's own packet; gap_s and threshold_s tell whether it ends a
- * silence (timer-driven retransmissions do). */
-void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, double gap_s,
-                         double threshold_s, tapo_tx_info *tx);
+/* Applies to a snapshot taken just before one of the sender's packets what
+ * that packet revealed about the state the capture could not see. */
+void tapo_sender_amend_snapshot(const tapo_sender *s, const tapo_tx_info *tx, tapo_snapshot *snap,
+                                tapo_facts *at_packet, tapo_facts *final);
 
-/* A packet from the peer. */
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, const tapo_config *cfg);
+/* Away from the sender, what it had acknowledged when it sent a packet at
+ * send_time_s (sender time) that echoes echo (has_echo). */
+typedef struct tapo_acks_received {
+    bool behind;                  /* its snd_una was below the capture's: una holds it */
+    int64_t una;                  /* stream offset */
+    bool missing;                 /* an ACK seen well before had not arrived (lost or late, not merely in flight) */
+} tapo_acks_received;
+
+/* The cumulative ACKs it had received are those seen by send_time_s +
+ * margin_s whose TSval is not newer than its echo. */
+void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double margin_s,
+                               bool has_echo, uint32_t echo, tapo_acks_received *out);
+
+/* Reads a snapshot taken before that packet with the snd_una it had. */
+void tapo_sender_snapshot_behind(const tapo_sender *s, const tapo_acks_received *acks,
+                                 tapo_snapshot *snap);
+
+/* The sender's own packet. */
+void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
+                         tapo_tx_info *tx);
+
+/* A packet from the peer; *rtt tells when the data it newly acknowledges
+ * was sent (Karn's rule applied). */
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt);
 
 /* Frees the per-flow containers once the connection is over; the sender
  * stays usable and reallocates them if more packets come. */

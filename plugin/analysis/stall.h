@@ -26,8 +26,6 @@ typedef struct tapo_cur {
     tapo_pkt_dir dir;
     bool payload;                   /* carries data bytes */
     bool new_data;                  /* sender data beyond snd_nxt */
-    bool fin;
-    bool rst;
     bool retransmission;            /* sender data sent again (not a keep-alive or window probe) */
     bool handshake_retransmission;  /* a SYN or SYN-ACK sent again, by either side */
     bool receiver_retransmission;   /* the receiver re-sent its own data */
@@ -45,7 +43,11 @@ typedef struct tapo_snapshot {
     double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
     double srtt_s;                  /* seconds; 0 without a sample */
     double rto_s;                   /* seconds */
-    bool has_rtt;                   /* an RTT sample existed */
+    tapo_vantage vantage;           /* where the capture was taken, relative to this sender */
+    tapo_basis vantage_basis;       /* how that was decided */
+    double rtt_to_sender_s;         /* capture point -> sender -> capture point, seconds; 0 unknown */
+    double rtt_to_receiver_s;       /* capture point -> receiver -> capture point, seconds; 0 unknown */
+    unsigned inferred;              /* tapo_inferred bits: what the verdict relies on that the capture did not show */
     tapo_ca_state ca_state;
     uint32_t packets_out;           /* segments between snd_una and snd_nxt */
     uint32_t sacked_out;            /* segments */
@@ -63,15 +65,25 @@ typedef struct tapo_snapshot {
     tapo_cur cur;
 } tapo_snapshot;
 
-/* Everything stored for a stall-ending frame.  The sender is chosen when
- * cur is seen (spec section 1: without a handshake, the heavier sender so
- * far), so one view suffices. */
-typedef struct tapo_stall_record {
-    int sender;                     /* endpoint analysed as the sender */
-    uint64_t bytes_at_packet;       /* sender payload bytes sent up to and including cur */
+/* One endpoint's view of a stall: the gap as that endpoint, analysed as the
+ * sender, lived it. */
+typedef struct tapo_stall_view {
+    bool stalled;                   /* the gap was a stall for this sender */
+    bool revoked;                   /* a sender packet seen later fell inside the gap: no stall on the sender's timeline (two passes) */
+    uint64_t bytes_at_packet;       /* its payload bytes sent up to and including cur */
     tapo_snapshot snap;
     tapo_facts facts_at_packet;     /* what was known at cur (one pass) */
     tapo_facts facts_final;         /* revised by the rest of the capture (two passes) */
+} tapo_stall_view;
+
+/* Everything stored for a stall-ending frame.  Both endpoints' views are
+ * kept: the analysed sender is chosen from the data, and two passes may
+ * settle on the other one (spec section 1). */
+typedef struct tapo_stall_record {
+    uint32_t frame;                 /* the stall-ending frame */
+    int sender_at_packet;           /* endpoint analysed as the sender when cur was seen */
+    tapo_basis sender_basis_at_packet;
+    tapo_stall_view view[2];        /* by endpoint */
 } tapo_stall_record;
 
 /* The classification of one stall. */
@@ -86,6 +98,9 @@ typedef struct tapo_verdict {
     uint32_t lost_out;              /* segments */
     double position;                /* cur's place in the sender's data, 0..1 (one pass: in the data sent so far) */
     int sender;                     /* endpoint analysed as the sender */
+    tapo_basis sender_basis;        /* how it was chosen */
+    int sender_role;                /* tapo_role of that endpoint; -1 when the handshake was not captured */
+    const tapo_stall_view *view;    /* the record's view for that sender */
 } tapo_verdict;
 
 #endif /* TAPO_STALL_H */

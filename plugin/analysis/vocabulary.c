@@ -107,3 +107,48 @@ const char *tapo_file_pos_name(tapo_file_pos pos)
 {
     return (unsigned)pos < TAPO_FILE_POS_COUNT ? file_pos_names[pos] : "middle";
 }
+
+static const char *const vantage_names[TAPO_VANTAGE_COUNT] = {
+    "sender", "receiver", "middle"
+};
+
+const char *tapo_vantage_name(tapo_vantage vantage)
+{
+    return (unsigned)vantage < TAPO_VANTAGE_COUNT ? vantage_names[vantage] : "sender";
+}
+
+static const char *const basis_names[TAPO_BASIS_COUNT] = {
+    "default", "handshake", "turnaround", "data", "direction", "preference"
+};
+
+const char *tapo_basis_name(tapo_basis basis)
+{
+    return (unsigned)basis < TAPO_BASIS_COUNT ? basis_names[basis] : "default";
+}
+
+static const char *const role_names[TAPO_ROLE_COUNT] = {
+    "responder", "initiator"
+};
+
+const char *tapo_role_name(tapo_role role)
+{
+    return (unsigned)role < TAPO_ROLE_COUNT ? role_names[role] : "responder";
+}
+
+static const char *const inferred_texts[TAPO_INFERRED_COUNT_BITS] = {
+    "the original transmission was lost before the capture point",
+    "earlier retransmissions were lost before the capture point",
+    "counted from gaps in the sender's IP IDs",
+    "from the receiver's feedback and the sender's timer schedule",
+    "the sender had not yet received ACKs that the capture shows",
+    "a delay between the capture point and the sender would look the same (packet-delay)",
+    "SRTT includes the sender's side of the path, measured from turnarounds",
+};
+
+const char *tapo_inferred_text(tapo_inferred bit)
+{
+    for (unsigned i = 0; i < TAPO_INFERRED_COUNT_BITS; i++)
+        if (bit == (tapo_inferred)(1u << i))
+            return inferred_texts[i];
+    return "";
+}

@@ -96,4 +96,53 @@ typedef enum {
 
 const char *tapo_file_pos_name(tapo_file_pos pos);
 
+/* Where the capture was taken, relative to the analysed sender (spec
+ * section 1). */
+typedef enum {
+    TAPO_VANTAGE_SENDER,         /* at the sender or next to it: the paper's vantage */
+    TAPO_VANTAGE_RECEIVER,       /* at the receiver or next to it */
+    TAPO_VANTAGE_MIDDLE,         /* in the path: a tap, a mirror port, a load balancer */
+    TAPO_VANTAGE_COUNT
+} tapo_vantage;
+
+const char *tapo_vantage_name(tapo_vantage vantage);
+
+/* How a vantage or a sender was decided. */
+typedef enum {
+    TAPO_BASIS_DEFAULT,          /* nothing measured yet: the paper's assumption */
+    TAPO_BASIS_HANDSHAKE,        /* SYN, SYN-ACK and ACK timing, or who answered the SYN */
+    TAPO_BASIS_TURNAROUND,       /* data-to-ACK and ACK-to-data turnarounds */
+    TAPO_BASIS_DATA,             /* the endpoint that sent more payload */
+    TAPO_BASIS_DIRECTION,        /* both endpoints send bulk data: the one whose data was in flight */
+    TAPO_BASIS_PREFERENCE,       /* forced by a preference */
+    TAPO_BASIS_COUNT
+} tapo_basis;
+
+const char *tapo_basis_name(tapo_basis basis);
+
+/* Which endpoint of a conversation is analysed as the sender. */
+typedef enum {
+    TAPO_ROLE_RESPONDER,         /* answered the SYN */
+    TAPO_ROLE_INITIATOR,         /* sent the SYN */
+    TAPO_ROLE_COUNT
+} tapo_role;
+
+const char *tapo_role_name(tapo_role role);
+
+/* What a verdict relies on that the capture could not see (spec section 5,
+ * tapo.stall.inferred).  Bits, rendered in this order. */
+typedef enum {
+    TAPO_INFERRED_ORIGINAL_LOST = 1 << 0,   /* cur's segment was first sent in a copy lost before the capture point */
+    TAPO_INFERRED_RETX_LOST = 1 << 1,       /* earlier retransmissions of it were lost before the capture point */
+    TAPO_INFERRED_BY_IP_ID = 1 << 2,        /* counted from gaps in the sender's IPv4 IDs */
+    TAPO_INFERRED_BY_TIMING = 1 << 3,       /* from the timing of the receiver's feedback and the sender's timers */
+    TAPO_INFERRED_ACKS_LATE = 1 << 4,       /* the sender had not yet received ACKs the capture shows */
+    TAPO_INFERRED_DELAY_UNSEEN = 1 << 5,    /* a delay between the capture point and the sender would look the same */
+    TAPO_INFERRED_PATH_RTT = 1 << 6,        /* SRTT and RTO include a round trip the capture measured only in part */
+    TAPO_INFERRED_COUNT_BITS = 7
+} tapo_inferred;
+
+/* Description of one inferred bit, for the field and the docs. */
+const char *tapo_inferred_text(tapo_inferred bit);
+
 #endif /* TAPO_VOCABULARY_H */

@@ -1,0 +1,82 @@
+/* sender_clock.c: see sender_clock.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "sender_clock.h"
+
+/* The receiver packet had not reached the sender when it sent p: p echoes
+ * an older TSval. */
+static bool newer_than_echo(const tapo_sender_clock *k, unsigned i, const tapo_clock_packet *p)
+{
+    return p->own && p->has_ts && k->peer_has_ts[i] && (int32_t)(k->peer_tsval[i] - p->tsecr) > 0;
+}
+
+void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r)
+{
+    double t_s = p->t_s, in_flight_s = p->in_flight_s;
+    bool own = p->own;
+    double received_by = own && in_flight_s > 0.0 ? t_s + p->margin_s : t_s;
+    double horizon = own ? t_s + in_flight_s : t_s;
+    bool found = false;
+    bool behind = k->started && (k->latest_s > horizon || (k->has_own && k->own_s > t_s));
+    double prev = 0.0, last_peer = -1.0;
+    uint32_t prev_frame = 0;
+    if (k->has_own) {
+        found = true;
+        prev = k->own_s;
+        prev_frame = k->own_frame;
+    }
+    for (unsigned i = 0; i < k->peer_count; i++) {
+        double s = k->peer_s[i];
+        if (s > received_by || (in_flight_s > 0.0 && newer_than_echo(k, i, p)))
+            continue;   /* still on its way to the sender */
+        if (s > last_peer)
+            last_peer = s;
+        if (!found || s > prev) {
+            prev = s;
+            prev_frame = k->peer_frame[i];
+            found = true;
+        }
+    }
+    if (behind || !found || !own || in_flight_s <= 0.0) {
+        /* Nothing can be on its way: measured from the latest packet, as
+         * also when the file went back in time. */
+        r->gap_s = k->started && t_s > k->latest_s ? t_s - k->latest_s : 0.0;
+        r->prev_frame = k->latest_frame;
+    } else {
+        r->gap_s = t_s > prev ? t_s - prev : 0.0;
+        r->prev_frame = prev_frame;
+    }
+    double since = last_peer >= 0.0 ? last_peer : (k->started ? k->first_s : t_s);
+    r->silence_s = t_s > since ? t_s - since : 0.0;
+}
+
+void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
+{
+    double t_s = p->t_s;
+    bool own = p->own;
+    uint32_t frame = p->frame;
+    if (!k->started || t_s >= k->latest_s) {
+        k->latest_s = t_s;
+        k->latest_frame = frame;
+    }
+    if (!k->started) {
+        k->started = true;
+        k->first_s = t_s;
+    }
+    if (own) {
+        if (!k->has_own || t_s >= k->own_s) {
+            k->own_s = t_s;
+            k->own_frame = frame;
+        }
+        k->has_own = true;
+        return;
+    }
+    k->peer_s[k->peer_next] = t_s;
+    k->peer_frame[k->peer_next] = frame;
+    k->peer_has_ts[k->peer_next] = p->has_ts;
+    k->peer_tsval[k->peer_next] = p->tsval;
+    k->peer_next = (k->peer_next + 1) % TAPO_CLOCK_PEER_RECENT;
+    if (k->peer_count < TAPO_CLOCK_PEER_RECENT)
+        k->peer_count++;
+}

@@ -1,0 +1,110 @@
+/* ts_clock.c: see ts_clock.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "ts_clock.h"
+
+#include <math.h>
+
+/* TSval rates in use: 1 ms (Linux since 4.13, BSDs, Windows), and kernel
+ * ticks of older stacks. */
+static const double common_rates_hz[] = { 1000.0, 250.0, 100.0, 300.0, 1024.0, 10.0 };
+
+static double ticks_since(const tapo_ts_clock *k, uint32_t tsval)
+{
+    return (double)(int32_t)(tsval - k->first_tsval);
+}
+
+/* Arrival time minus the clock's time for the packet at rate_hz, seconds. */
+static double lag_at(const tapo_ts_clock *k, double rate_hz, uint32_t tsval, double t_s)
+{
+    return t_s - k->first_s - ticks_since(k, tsval) / rate_hz;
+}
+
+static double lag(const tapo_ts_clock *k, uint32_t tsval, double t_s)
+{
+    return lag_at(k, k->rate_hz, tsval, t_s);
+}
+
+static void include_lag(tapo_ts_clock *k, uint32_t tsval, double t_s)
+{
+    double l = lag(k, tsval, t_s);
+    if (!k->lag_known || l < k->lag_min_s)
+        k->lag_min_s = l;
+    k->lag_known = true;
+}
+
+static double measured_rate(const tapo_ts_clock *k)
+{
+    double span = k->last_s - k->first_s;
+    double ticks = ticks_since(k, k->last_tsval);
+    if (span < TAPO_TS_CLOCK_MIN_SPAN_S || ticks < TAPO_TS_CLOCK_MIN_TICKS)
+        return 0.0;
+    double rate = ticks / span;
+    for (unsigned i = 0; i < sizeof common_rates_hz / sizeof common_rates_hz[0]; i++)
+        if (fabs(rate / common_rates_hz[i] - 1.0) < TAPO_TS_CLOCK_SNAP_SHARE)
+            return common_rates_hz[i];
+    return span >= TAPO_TS_CLOCK_FREE_SPAN_S ? rate : 0.0;
+}
+
+void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s)
+{
+    if (!k->started) {
+        k->started = true;
+        k->first_tsval = k->last_tsval = tsval;
+        k->first_s = t_s;
+    }
+    if (ticks_since(k, tsval) < ticks_since(k, k->last_tsval))
+        return;   /* reordered on the way: the latest tick stays the reference */
+    k->last_tsval = tsval;
+    k->last_s = t_s;
+    if (k->rate_hz == 0.0) {
+        if (k->early < TAPO_TS_CLOCK_EARLY) {
+            k->early_tsval[k->early] = tsval;
+            k->early_s[k->early] = t_s;
+            k->early++;
+        }
+        k->rate_hz = measured_rate(k);
+        if (k->rate_hz == 0.0)
+            return;
+        for (unsigned i = 0; i < k->early; i++)
+            include_lag(k, k->early_tsval[i], k->early_s[i]);
+    }
+    include_lag(k, tsval, t_s);
+}
+
+/* Queueing does not speed a clock up, and a tick early in a connection is
+ * rarely queued for long: the first packets fit 1 ms ticks within a
+ * quarter, or the rate is left unknown. */
+static bool fits_provisional_rate(const tapo_ts_clock *k)
+{
+    double span = k->last_s - k->first_s;
+    double ticks = ticks_since(k, k->last_tsval);
+    if (ticks < TAPO_TS_CLOCK_PROVISIONAL_TICKS || span <= 0.0)
+        return false;
+    return fabs(ticks / span / TAPO_TS_CLOCK_PROVISIONAL_HZ - 1.0) < TAPO_TS_CLOCK_PROVISIONAL_SHARE;
+}
+
+/* Before the rate is measured: the least lag of the first packets at the
+ * provisional rate, seconds. */
+static double provisional_lag_min(const tapo_ts_clock *k)
+{
+    double least = lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, k->last_tsval, k->last_s);
+    for (unsigned i = 0; i < k->early; i++)
+        least = fmin(least, lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, k->early_tsval[i], k->early_s[i]));
+    return least;
+}
+
+double tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_s)
+{
+    double d;
+    if (!k->started)
+        return -1.0;
+    if (k->rate_hz > 0.0 && k->lag_known)
+        d = lag(k, tsval, t_s) - k->lag_min_s;
+    else if (fits_provisional_rate(k))
+        d = lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, tsval, t_s) - provisional_lag_min(k);
+    else
+        return -1.0;
+    return d > 0.0 ? d : 0.0;
+}

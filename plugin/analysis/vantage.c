@@ -1,0 +1,103 @@
+/* vantage.c: turnarounds, timestamp echoes and the vantage they imply.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "vantage.h"
+
+#include <math.h>
+
+void tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind)
+{
+    if (!(sample_s >= 0.0) || sample_s > TAPO_TURN_MAX_S)
+        return;   /* a file going back in time, or nonsense */
+    if (t->samples == 0 || sample_s < t->min_s)
+        t->min_s = sample_s;
+    t->samples++;
+    t->handshake = t->handshake || kind == TAPO_TURN_HANDSHAKE;
+    if (kind == TAPO_TURN_RESPONSE_HEAD)
+        return;
+    t->recent_s[t->next] = sample_s;
+    t->next = (t->next + 1) % TAPO_TURN_RECENT;
+    if (t->recent < TAPO_TURN_RECENT)
+        t->recent++;
+}
+
+double tapo_turn_recent(const tapo_turnaround *t)
+{
+    if (t->recent == 0)
+        return t->samples ? t->min_s : 0.0;
+    double best = INFINITY;
+    for (unsigned i = 0; i < t->recent; i++)
+        best = fmin(best, t->recent_s[i]);
+    return best;
+}
+
+tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnaround *receiver,
+                                tapo_basis *basis)
+{
+    bool have_s = sender->samples > 0, have_r = receiver->samples > 0;
+    *basis = TAPO_BASIS_TURNAROUND;
+    if (have_s && have_r) {
+        double path = sender->min_s + receiver->min_s;
+        if (sender->handshake && receiver->handshake)
+            *basis = TAPO_BASIS_HANDSHAKE;
+        if (path <= 0.0 || sender->min_s <= TAPO_VANTAGE_NEAR_SHARE * path)
+            return TAPO_VANTAGE_SENDER;
+        if (receiver->min_s <= TAPO_VANTAGE_NEAR_SHARE * path)
+            return TAPO_VANTAGE_RECEIVER;
+        return TAPO_VANTAGE_MIDDLE;
+    }
+    /* One side measured: a host-fast answer puts the capture at that
+     * endpoint; a slow one puts it away from it (most often at the other
+     * end: a laptop downloading, a server receiving an upload).  Not from
+     * the SYN-ACK alone, though: a server slow to answer a SYN looks like a
+     * long path until the ACK of its SYN-ACK tells them apart. */
+    if ((have_r && receiver->handshake && receiver->samples == 1) ||
+        (have_s && sender->handshake && sender->samples == 1))
+        have_r = have_s = false;
+    if (have_r)
+        return receiver->min_s < TAPO_VANTAGE_HOST_TURN_S ? TAPO_VANTAGE_RECEIVER : TAPO_VANTAGE_SENDER;
+    if (have_s)
+        return sender->min_s < TAPO_VANTAGE_HOST_TURN_S ? TAPO_VANTAGE_SENDER : TAPO_VANTAGE_RECEIVER;
+    *basis = TAPO_BASIS_DEFAULT;
+    return TAPO_VANTAGE_SENDER;
+}
+
+void tapo_ts_sent(tapo_ts_history *h, uint32_t tsval, double t)
+{
+    unsigned last = (h->next + TAPO_TS_HISTORY - 1) % TAPO_TS_HISTORY;
+    if (h->count > 0 && h->tsval[last] == tsval)
+        return;   /* the same clock tick: keep its first time */
+    h->tsval[h->next] = tsval;
+    h->first_seen_s[h->next] = t;
+    h->next = (h->next + 1) % TAPO_TS_HISTORY;
+    if (h->count < TAPO_TS_HISTORY)
+        h->count++;
+}
+
+bool tapo_ts_first_seen(const tapo_ts_history *h, uint32_t tsval, double *first_seen_s)
+{
+    if (tsval == 0)
+        return false;
+    for (unsigned i = 0; i < h->count; i++) {
+        if (h->tsval[i] == tsval) {
+            *first_seen_s = h->first_seen_s[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+bool tapo_ts_echo(tapo_ts_history *echoer, const tapo_ts_history *peer, uint32_t tsecr,
+                  double t, double *turnaround_s)
+{
+    if (tsecr == 0 || (echoer->echoed && echoer->last_echo == tsecr))
+        return false;
+    echoer->echoed = true;
+    echoer->last_echo = tsecr;
+    double first;
+    if (!tapo_ts_first_seen(peer, tsecr, &first))
+        return false;
+    *turnaround_s = t - first;
+    return true;
+}
