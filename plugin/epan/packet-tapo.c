@@ -24,6 +24,7 @@
 /* Keys of our per-frame data. */
 #define FRAME_KEY_STALL 0
 #define FRAME_KEY_FLOW_START 1
+#define FRAME_KEY_NOTE 2
 
 static int proto_tapo = -1;
 static int tapo_tap = -1;
@@ -35,7 +36,9 @@ static const char *pref_tau = "2";
 static unsigned pref_small_window = 4;         /* segments */
 static unsigned pref_rto_min_ms = 200;         /* milliseconds */
 static unsigned pref_rto_initial_ms = 1000;    /* milliseconds */
-static int pref_sender = TAPO_SENDER_RESPONDER;
+static unsigned pref_min_stall_ms = 10;        /* milliseconds */
+static int pref_sender = TAPO_SENDER_AUTO;
+static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
 static range_t *pref_server_ports;
 
 /* One TCP connection (tcp.stream) and how to tell its endpoints apart. */
@@ -43,6 +46,7 @@ typedef struct tapo_flow {
     tapo_conv conv;
     address first_src;          /* source address of endpoint 0 */
     uint16_t first_port;        /* source port of endpoint 0 */
+    uint32_t vantage_note_frame;/* the stall that carries the note about the vantage; 0 none yet */
 } tapo_flow;
 
 /* What a stall-ending frame keeps between passes. */
@@ -73,7 +77,9 @@ static void apply_prefs(void)
     cfg.small_window_segments = pref_small_window;
     cfg.rto_min_s = pref_rto_min_ms / 1000.0;
     cfg.rto_initial_s = pref_rto_initial_ms / 1000.0;
+    cfg.min_stall_s = pref_min_stall_ms / 1000.0;
     cfg.sender_mode = (tapo_sender_mode)pref_sender;
+    cfg.vantage_mode = (tapo_vantage_mode)pref_vantage;
     cfg.is_server_port = is_server_port;
 }
 
@@ -120,6 +126,35 @@ static int endpoint_of(const tapo_flow *flow, packet_info *pinfo, const tapo_pac
     return addresses_equal(&pinfo->src, &flow->first_src) ? 0 : 1;
 }
 
+/* Where a stall record goes: a frame-scoped container stored with the
+ * frame, allocated only when the frame ends a stall. */
+typedef struct alloc_ctx {
+    packet_info *pinfo;
+    tapo_flow *flow;
+    uint32_t stream;
+    tapo_frame_stall *fs;
+} alloc_ctx;
+
+static tapo_stall_record *alloc_frame_stall(void *data)
+{
+    alloc_ctx *ctx = data;
+    tapo_frame_stall *fs = wmem_new0(wmem_file_scope(), tapo_frame_stall);
+    fs->flow = ctx->flow;
+    fs->stream = ctx->stream;
+    p_add_proto_data(wmem_file_scope(), ctx->pinfo, proto_tapo, FRAME_KEY_STALL, fs);
+    ctx->fs = fs;
+    return &fs->rec;
+}
+
+/* The first stall seen away from the sender carries the note on what the
+ * vantage means for the verdicts (once per conversation). */
+static void choose_vantage_note(tapo_flow *flow, const tapo_frame_stall *fs)
+{
+    const tapo_stall_view *view = &fs->rec.view[fs->rec.sender_at_packet];
+    if (flow->vantage_note_frame == 0 && view->stalled && view->snap.vantage != TAPO_VANTAGE_SENDER)
+        flow->vantage_note_frame = fs->rec.frame;
+}
+
 /* First pass: updates the conversation; returns the stall record stored
  * with the frame, or NULL. */
 static tapo_frame_stall *analyse(proto_tree *tree, packet_info *pinfo)
@@ -134,15 +169,16 @@ static tapo_frame_stall *analyse(proto_tree *tree, packet_info *pinfo)
         p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START,
                          GUINT_TO_POINTER(stream + 1));
     pkt.from = endpoint_of(flow, pinfo, &pkt);
-    tapo_frame_stall *fs = NULL;
-    if (tapo_conv_ends_stall(&flow->conv, &pkt, &cfg)) {
-        fs = wmem_new0(wmem_file_scope(), tapo_frame_stall);
-        fs->flow = flow;
-        fs->stream = stream;
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL, fs);
-    }
-    tapo_conv_process(&flow->conv, &pkt, &cfg, fs ? &fs->rec : NULL);
-    return fs;
+    uint32_t restarts = flow->conv.restarts, strays = flow->conv.strays;
+    alloc_ctx ctx = { pinfo, flow, stream, NULL };
+    tapo_conv_process(&flow->conv, &pkt, &cfg, alloc_frame_stall, &ctx);
+    tapo_frame_note note = flow->conv.restarts != restarts ? TAPO_NOTE_RESTART
+                         : flow->conv.strays != strays ? TAPO_NOTE_STRAY : TAPO_NOTE_NONE;
+    if (note != TAPO_NOTE_NONE)
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE, GUINT_TO_POINTER(note));
+    if (ctx.fs)
+        choose_vantage_note(flow, ctx.fs);
+    return ctx.fs;
 }
 
 static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
@@ -169,12 +205,22 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
     void *start = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START);
     if (start)
         queue_tap(pinfo, TAPO_TAP_FLOW_START, GPOINTER_TO_UINT(start) - 1, NULL, NULL);
+    void *note = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE);
+    if (note)
+        tapo_render_frame_note(tvb, pinfo, tree, proto_tapo, (tapo_frame_note)GPOINTER_TO_UINT(note));
     if (!fs)
         return 0;
     /* Hindsight: a visited frame is rendered after the whole capture. */
-    tapo_verdict verdict = tapo_conv_verdict(&fs->flow->conv, &fs->rec, &cfg, visited);
-    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &fs->rec, &verdict,
-                      tapo_conv_sender_looks_reversed(&fs->flow->conv, fs->rec.sender));
+    tapo_verdict verdict;
+    if (!tapo_conv_verdict(&fs->flow->conv, &fs->rec, &cfg, visited, &verdict))
+        return 0;   /* a stall only for the endpoint not analysed in this pass */
+    tapo_render_notes notes = {
+        .sender_reversed = tapo_conv_sender_looks_reversed(&fs->flow->conv, verdict.sender, &cfg),
+        .vantage = fs->flow->vantage_note_frame == fs->rec.frame &&
+                   verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
+        .sender_port = fs->flow->conv.port[verdict.sender],
+    };
+    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &fs->rec, &verdict, &notes);
     queue_tap(pinfo, TAPO_TAP_STALL, fs->stream, fs, &verdict);
     return 0;
 }
@@ -182,9 +228,17 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
 static void register_prefs(void)
 {
     static const enum_val_t sender_modes[] = {
+        { "auto", "Automatic (the heavier data sender)", TAPO_SENDER_AUTO },
         { "responder", "Responder (sent the SYN-ACK)", TAPO_SENDER_RESPONDER },
         { "initiator", "Initiator (sent the SYN)", TAPO_SENDER_INITIATOR },
         { "ports", "Server ports (below)", TAPO_SENDER_PORTS },
+        { NULL, NULL, 0 }
+    };
+    static const enum_val_t vantage_modes[] = {
+        { "auto", "Inferred per connection", TAPO_VANTAGE_MODE_AUTO },
+        { "sender", "At the sender", TAPO_VANTAGE_MODE_SENDER },
+        { "receiver", "At the receiver", TAPO_VANTAGE_MODE_RECEIVER },
+        { "middle", "In the middle of the path", TAPO_VANTAGE_MODE_MIDDLE },
         { NULL, NULL, 0 }
     };
     module_t *m = prefs_register_protocol(proto_tapo, apply_prefs);
@@ -197,12 +251,19 @@ static void register_prefs(void)
         "Lower bound of the RTO and of its variance term; Linux uses 200 ms", 10, &pref_rto_min_ms);
     prefs_register_uint_preference(m, "rto_initial_ms", "Initial RTO (ms)",
         "RTO before the first RTT sample; RFC 6298 says 1000 ms", 10, &pref_rto_initial_ms);
+    prefs_register_uint_preference(m, "min_stall_ms", "Minimum stall duration (ms)",
+        "Shorter gaps are no stall: on a LAN, timestamp jitter and interrupt coalescing "
+        "make sub-millisecond gaps longer than 2 SRTT; 0 follows the paper exactly",
+        10, &pref_min_stall_ms);
     prefs_register_enum_preference(m, "sender", "Analysed sender",
-        "Which endpoint is the paper's server; without a handshake the heavier sender so far",
-        &pref_sender, sender_modes, false);
+        "Which endpoint is the paper's server; automatic: the heavier data sender, per "
+        "direction when both send bulk data", &pref_sender, sender_modes, false);
     pref_server_ports = range_empty(wmem_epan_scope());
     prefs_register_range_preference(m, "server_ports", "Server ports",
         "With \"ports\": endpoints using these ports are the sender", &pref_server_ports, 65535);
+    prefs_register_enum_preference(m, "vantage", "Capture vantage",
+        "Where the capture was taken, relative to the analysed sender; inferred by default "
+        "from the handshake and the turnarounds", &pref_vantage, vantage_modes, false);
 }
 
 void proto_register_tapo(void)

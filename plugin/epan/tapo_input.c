@@ -14,7 +14,7 @@
 typedef enum {
     IN_STREAM, IN_SRCPORT, IN_DSTPORT, IN_SEQ_RAW, IN_ACK_RAW, IN_ACK, IN_LEN, IN_FLAGS,
     IN_WINDOW, IN_WINDOW_SCALE, IN_MSS, IN_SACK_LE, IN_SACK_RE, IN_KEEP_ALIVE,
-    IN_ZERO_WINDOW_PROBE, IN_IP_ID, IN_COUNT
+    IN_ZERO_WINDOW_PROBE, IN_IP_ID, IN_TSVAL, IN_TSECR, IN_COUNT
 } input_id;
 
 typedef struct {
@@ -40,6 +40,8 @@ static input_field input_fields[IN_COUNT] = {
     [IN_KEEP_ALIVE] = { "tcp.analysis.keep_alive", false, -1 },
     [IN_ZERO_WINDOW_PROBE] = { "tcp.analysis.zero_window_probe", false, -1 },
     [IN_IP_ID] = { "ip.id", false, -1 },
+    [IN_TSVAL] = { "tcp.options.timestamp.tsval", false, -1 },
+    [IN_TSECR] = { "tcp.options.timestamp.tsecr", false, -1 },
 };
 
 GArray *tapo_input_resolve(void)
@@ -145,6 +147,7 @@ static void read_header(proto_tree *tree, tapo_packet *pkt)
         pkt->mss_option = (uint16_t)mss;
     if (last_uint(tree, IN_IP_ID, &ip_id))
         pkt->ip_id = (uint16_t)ip_id;
+    pkt->has_timestamps = last_uint(tree, IN_TSVAL, &pkt->tsval) && last_uint(tree, IN_TSECR, &pkt->tsecr);
     pkt->keep_alive = present(tree, IN_KEEP_ALIVE);
     pkt->zero_window_probe = present(tree, IN_ZERO_WINDOW_PROBE);
     field_info *header = last_of(tree, IN_SRCPORT);

@@ -35,6 +35,14 @@ static int hf_file_pos = -1;
 static int hf_pkt_dir = -1;
 static int hf_final = -1;
 static int hf_hint = -1;
+static int hf_vantage = -1;
+static int hf_vantage_basis = -1;
+static int hf_sender = -1;
+static int hf_sender_basis = -1;
+static int hf_sender_port = -1;
+static int hf_inferred = -1;
+static int hf_rtt_to_sender = -1;
+static int hf_rtt_to_receiver = -1;
 
 static int ett_stall = -1;
 
@@ -42,6 +50,10 @@ static int ett_stall = -1;
  * stalls per cause (SDK notes section 4). */
 static expert_field ei_cause[TAPO_CAUSE_COUNT];
 static expert_field ei_reversed = EI_INIT;
+static expert_field ei_vantage_receiver = EI_INIT;
+static expert_field ei_vantage_middle = EI_INIT;
+static expert_field ei_restart = EI_INIT;
+static expert_field ei_stray = EI_INIT;
 
 #define FIELD(var, name, abbrev, type, display, blurb) \
     { &var, { name, abbrev, type, display, NULL, 0x0, blurb, HFILL } }
@@ -104,6 +116,24 @@ void tapo_render_register(int proto)
               "The cause used the whole capture (two-pass); false: provisional (one pass)"),
         FIELD(hf_hint, "Hint", "tapo.stall.hint", FT_STRING, BASE_NONE,
               "Which mitigation addresses this cause"),
+        FIELD(hf_vantage, "Vantage", "tapo.vantage", FT_STRING, BASE_NONE,
+              "Where the capture was taken, relative to the analysed sender: sender, receiver or middle"),
+        FIELD(hf_vantage_basis, "Vantage decided by", "tapo.vantage.basis", FT_STRING, BASE_NONE,
+              "handshake, turnaround, preference, or default (nothing measured yet)"),
+        FIELD(hf_sender, "Sender", "tapo.sender", FT_STRING, BASE_NONE,
+              "The analysed sender: responder or initiator (absent without the handshake)"),
+        FIELD(hf_sender_basis, "Sender chosen by", "tapo.sender.basis", FT_STRING, BASE_NONE,
+              "data (the heavier sender), direction (the side whose data was in flight), "
+              "handshake, preference or default"),
+        FIELD(hf_sender_port, "Sender port", "tapo.sender.port", FT_UINT16, BASE_DEC,
+              "TCP port of the analysed sender"),
+        FIELD(hf_inferred, "Inferred", "tapo.stall.inferred", FT_STRING, BASE_NONE,
+              "What the verdict relies on that the capture could not see"),
+        FIELD(hf_rtt_to_sender, "RTT to the sender", "tapo.stall.rtt_to_sender", FT_RELATIVE_TIME,
+              BASE_NONE, "Round trip from the capture point to the sender and back, seconds"),
+        FIELD(hf_rtt_to_receiver, "RTT to the receiver", "tapo.stall.rtt_to_receiver",
+              FT_RELATIVE_TIME, BASE_NONE,
+              "Round trip from the capture point to the receiver and back, seconds"),
     };
     static int *ett[] = { &ett_stall };
     proto_register_field_array(proto, hf, array_length(hf));
@@ -131,7 +161,21 @@ void tapo_render_register(int proto)
     static ei_register_info ei_other[] = {
         { &ei_reversed, { "tapo.expert.sender_reversed", PI_ASSUMPTION, PI_NOTE,
           "TAPO: the analysed sender sent far less data than its peer (an upload?); "
-          "set the preference tapo.sender to initiator or ports", EXPFILL } },
+          "set the preference tapo.sender to auto", EXPFILL } },
+        { &ei_vantage_receiver, { "tapo.expert.vantage_receiver", PI_ASSUMPTION, PI_NOTE,
+          "TAPO: captured at the receiver: the sender's RTT includes the whole path, and "
+          "transmissions lost on the way never appear; retransmission causes are "
+          "reconstructed (see tapo.stall.inferred)", EXPFILL } },
+        { &ei_vantage_middle, { "tapo.expert.vantage_middle", PI_ASSUMPTION, PI_NOTE,
+          "TAPO: captured in the middle of the path: the sender's RTT adds both halves, "
+          "transmissions lost before this point never appear; retransmission causes are "
+          "reconstructed (see tapo.stall.inferred)", EXPFILL } },
+        { &ei_restart, { "tapo.expert.restart", PI_SEQUENCE, PI_NOTE,
+          "TAPO: a new connection started on the same ports (another initial sequence "
+          "number): the analysis starts over", EXPFILL } },
+        { &ei_stray, { "tapo.expert.stray_syn_ack", PI_SEQUENCE, PI_NOTE,
+          "TAPO: a second SYN-ACK with another initial sequence number, after the connection "
+          "was established: another connection's, ignored", EXPFILL } },
     };
     expert_register_field_array(module, ei_other, array_length(ei_other));
 }
@@ -165,10 +209,9 @@ static void add_bool(proto_tree *tree, int hf, tvbuff_t *tvb, bool value)
 }
 
 /* The sender state at the stall's start (paper Table 2). */
-static void add_state(proto_tree *st, tvbuff_t *tvb, const tapo_stall_record *rec,
+static void add_state(proto_tree *st, tvbuff_t *tvb, const tapo_snapshot *s,
                       const tapo_verdict *v)
 {
-    const tapo_snapshot *s = &rec->snap;
     add_string(st, hf_ca_state, tvb, tapo_ca_state_name(s->ca_state));
     add_uint(st, hf_in_flight, tvb, v->in_flight);
     add_uint(st, hf_packets_out, tvb, s->packets_out);
@@ -189,10 +232,10 @@ static void add_state(proto_tree *st, tvbuff_t *tvb, const tapo_stall_record *re
 }
 
 /* What the stall-ending packet was. */
-static void add_cur(proto_tree *st, tvbuff_t *tvb, const tapo_stall_record *rec,
+static void add_cur(proto_tree *st, tvbuff_t *tvb, const tapo_snapshot *s,
                     const tapo_verdict *v)
 {
-    const tapo_cur *cur = &rec->snap.cur;
+    const tapo_cur *cur = &s->cur;
     if (cur->retrans_count) {
         add_uint(st, hf_retrans_count, tvb, cur->retrans_count);
         const char *first = tapo_trigger_name(cur->first_retrans);
@@ -205,12 +248,49 @@ static void add_cur(proto_tree *st, tvbuff_t *tvb, const tapo_stall_record *rec,
     add_string(st, hf_pkt_dir, tvb, cur->dir == TAPO_DIR_OUT ? "out" : "in");
 }
 
+/* The inferred bits as one readable line. */
+static const char *inferred_line(packet_info *pinfo, unsigned bits)
+{
+    wmem_strbuf_t *buf = wmem_strbuf_new(pinfo->pool, "");
+    for (unsigned i = 0; i < TAPO_INFERRED_COUNT_BITS; i++) {
+        if (!(bits & (1u << i)))
+            continue;
+        if (wmem_strbuf_get_len(buf))
+            wmem_strbuf_append(buf, "; ");
+        wmem_strbuf_append(buf, tapo_inferred_text((tapo_inferred)(1u << i)));
+    }
+    return wmem_strbuf_get_str(buf);
+}
+
+/* Where the capture was taken and which endpoint is analysed. */
+static void add_vantage(proto_tree *st, tvbuff_t *tvb, packet_info *pinfo,
+                        const tapo_verdict *v, const tapo_render_notes *notes, proto_item *item)
+{
+    const tapo_snapshot *s = &v->view->snap;
+    add_string(st, hf_vantage, tvb, tapo_vantage_name(s->vantage));
+    add_string(st, hf_vantage_basis, tvb, tapo_basis_name(s->vantage_basis));
+    if (v->sender_role >= 0)
+        add_string(st, hf_sender, tvb, tapo_role_name((tapo_role)v->sender_role));
+    add_string(st, hf_sender_basis, tvb, tapo_basis_name(v->sender_basis));
+    proto_item_set_generated(proto_tree_add_uint(st, hf_sender_port, tvb, 0, 0, notes->sender_port));
+    if (s->rtt_to_sender_s > 0.0)
+        add_seconds(st, hf_rtt_to_sender, tvb, s->rtt_to_sender_s);
+    if (s->rtt_to_receiver_s > 0.0)
+        add_seconds(st, hf_rtt_to_receiver, tvb, s->rtt_to_receiver_s);
+    if (s->inferred)
+        add_string(st, hf_inferred, tvb, inferred_line(pinfo, s->inferred));
+    if (notes->vantage)
+        expert_add_info(pinfo, item, s->vantage == TAPO_VANTAGE_MIDDLE ? &ei_vantage_middle
+                                                                        : &ei_vantage_receiver);
+}
+
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_stall_record *rec, const tapo_verdict *v,
-                       bool sender_looks_reversed)
+                       const tapo_render_notes *notes)
 {
+    (void)rec;
     const tapo_cause_info *info = tapo_cause_get(v->cause);
-    const tapo_snapshot *s = &rec->snap;
+    const tapo_snapshot *s = &v->view->snap;
     col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ", "[TAPO stall %.3f s: %s]", s->duration_s,
                         info->name);
     proto_item *top = proto_tree_add_item(tree, proto, tvb, 0, 0, ENC_NA);
@@ -229,11 +309,22 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
     add_seconds(st, hf_srtt, tvb, s->srtt_s);
     add_seconds(st, hf_rto, tvb, s->rto_s);
     proto_item_set_generated(proto_tree_add_uint(st, hf_prev_frame, tvb, 0, 0, s->prev_frame));
-    add_state(st, tvb, rec, v);
-    add_cur(st, tvb, rec, v);
+    add_state(st, tvb, s, v);
+    add_cur(st, tvb, s, v);
     add_bool(st, hf_final, tvb, v->final);
     add_string(st, hf_hint, tvb, info->hint);
+    add_vantage(pt, tvb, pinfo, v, notes, item);
     expert_add_info(pinfo, item, &ei_cause[v->cause]);
-    if (sender_looks_reversed)
+    if (notes->sender_reversed)
         expert_add_info(pinfo, item, &ei_reversed);
+}
+
+void tapo_render_frame_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
+                            tapo_frame_note note)
+{
+    bool restart = note == TAPO_NOTE_RESTART;
+    proto_item *top = proto_tree_add_item(tree, proto, tvb, 0, 0, ENC_NA);
+    proto_item_append_text(top, restart ? ": a new connection on the same ports"
+                                        : ": another connection's SYN-ACK, ignored");
+    expert_add_info(pinfo, top, restart ? &ei_restart : &ei_stray);
 }

@@ -14,10 +14,27 @@
 /* Registers the fields, the subtree and one expert info per cause. */
 void tapo_render_register(int proto);
 
+/* Notes about the conversation that go with some stalls. */
+typedef struct tapo_render_notes {
+    bool sender_reversed;        /* a forced sender looks like the wrong endpoint */
+    bool vantage;                /* the conversation's note on what its vantage means */
+    uint16_t sender_port;        /* TCP port of the analysed sender */
+} tapo_render_notes;
+
 /* Adds the stall tree of one frame, its expert info and an Info column
  * note. */
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_stall_record *rec, const tapo_verdict *verdict,
-                       bool sender_looks_reversed);
+                       const tapo_render_notes *notes);
+
+/* What a frame that ends no stall can still tell about its connection. */
+typedef enum {
+    TAPO_NOTE_NONE,
+    TAPO_NOTE_RESTART,           /* a new connection began on the same ports */
+    TAPO_NOTE_STRAY              /* a SYN-ACK of another connection was ignored */
+} tapo_frame_note;
+
+void tapo_render_frame_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
+                            tapo_frame_note note);
 
 #endif /* TAPO_RENDER_H */

@@ -25,6 +25,7 @@
 #define NODE_DOUBLE "Double retransmissions, stalled time (ms)"
 #define NODE_TAIL "Tail stalls by congestion state, stalled time (ms)"
 #define NODE_DURATION "Stall duration (ms)"
+#define NODE_VANTAGE "Stalls by vantage"
 
 /* Per tree instance (the GUI may open several): the conversations that
  * stalled, so that each is counted once.  stats_tree has no user pointer. */
@@ -43,7 +44,7 @@ static GHashTable *stalled_streams(stats_tree *st)
     return set;
 }
 
-static int node_conversations, node_stalls, node_time, node_double, node_tail;
+static int node_conversations, node_stalls, node_time, node_double, node_tail, node_vantage;
 
 static void stats_init(stats_tree *st)
 {
@@ -52,6 +53,7 @@ static void stats_init(stats_tree *st)
     node_time = stats_tree_create_node(st, NODE_TIME, 0, STAT_DT_INT, true);
     node_double = stats_tree_create_node(st, NODE_DOUBLE, 0, STAT_DT_INT, true);
     node_tail = stats_tree_create_node(st, NODE_TAIL, 0, STAT_DT_INT, true);
+    node_vantage = stats_tree_create_node(st, NODE_VANTAGE, 0, STAT_DT_INT, true);
     stats_tree_create_range_node(st, NODE_DURATION, 0, "0-99", "100-199", "200-499", "500-999",
                                  "1000-1999", "2000-4999", "5000-", NULL);
     g_hash_table_remove_all(stalled_streams(st));
@@ -84,7 +86,8 @@ static int milliseconds(double seconds)
 static void add_stall(stats_tree *st, const tapo_tap_info *info)
 {
     const tapo_verdict *v = &info->verdict;
-    int ms = milliseconds(info->rec->snap.duration_s);
+    const tapo_snapshot *snap = &v->view->snap;
+    int ms = milliseconds(snap->duration_s);
     add_to_breakdown(st, NODE_STALLS, node_stalls, v, 1);
     add_to_breakdown(st, NODE_TIME, node_time, v, ms);
     if (v->cause == TAPO_CAUSE_F_DOUBLE || v->cause == TAPO_CAUSE_T_DOUBLE) {
@@ -93,8 +96,10 @@ static void add_stall(stats_tree *st, const tapo_tap_info *info)
     }
     if (v->cause == TAPO_CAUSE_TAIL) {
         increase_stat_node(st, NODE_TAIL, 0, true, ms);
-        increase_stat_node(st, tapo_ca_state_name(info->rec->snap.ca_state), node_tail, false, ms);
+        increase_stat_node(st, tapo_ca_state_name(snap->ca_state), node_tail, false, ms);
     }
+    tick_stat_node(st, NODE_VANTAGE, 0, true);
+    tick_stat_node(st, tapo_vantage_name(snap->vantage), node_vantage, false);
     tick_stat_node(st, NODE_DURATION, 0, true);
     stats_tree_tick_range(st, NODE_DURATION, 0, ms);
     GHashTable *seen = stalled_streams(st);
