@@ -24,12 +24,15 @@ void tb_free(tb *b)
         g_free(b->records[i]);
 }
 
+static tapo_stall_record *alloc_record(void *ctx)
+{
+    (void)ctx;
+    return g_new0(tapo_stall_record, 1);
+}
+
 static uint32_t feed(tb *b, const tapo_packet *p)
 {
-    tapo_stall_record *rec = NULL;
-    if (tapo_conv_ends_stall(&b->conv, p, &b->cfg))
-        rec = g_new0(tapo_stall_record, 1);
-    tapo_conv_process(&b->conv, p, &b->cfg, rec);
+    tapo_stall_record *rec = tapo_conv_process(&b->conv, p, &b->cfg, alloc_record, NULL);
     b->records[p->frame] = rec;
     b->last = *p;
     return p->frame;
@@ -97,23 +100,26 @@ uint32_t tb_sack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t
     return tb_packet(b, from, t, seq, ack, 0, TAPO_TCP_ACK, window, 1, sack);
 }
 
+/* A stall for the sender chosen with the whole capture (two passes). */
 bool tb_is_stall(tb *b, uint32_t frame)
 {
-    return frame <= TB_MAX_FRAMES && b->records[frame] != NULL;
+    tapo_verdict v;
+    return frame <= TB_MAX_FRAMES && b->records[frame] != NULL &&
+           tapo_conv_verdict(&b->conv, b->records[frame], &b->cfg, true, &v);
 }
 
 tapo_verdict tb_verdict(tb *b, uint32_t frame, bool final)
 {
-    if (!tb_is_stall(b, frame))
-        g_error("frame %u is not a stall", frame);
-    return tapo_conv_verdict(&b->conv, b->records[frame], &b->cfg, final);
+    tapo_verdict v;
+    if (frame > TB_MAX_FRAMES || !b->records[frame] ||
+        !tapo_conv_verdict(&b->conv, b->records[frame], &b->cfg, final, &v))
+        g_error("frame %u is not a stall (%s)", frame, final ? "two-pass" : "one-pass");
+    return v;
 }
 
-const tapo_stall_record *tb_record(tb *b, uint32_t frame)
+const tapo_stall_view *tb_record(tb *b, uint32_t frame)
 {
-    if (!tb_is_stall(b, frame))
-        g_error("frame %u is not a stall", frame);
-    return b->records[frame];
+    return tb_verdict(b, frame, true).view;
 }
 
 unsigned tb_stall_count(tb *b)

@@ -50,7 +50,8 @@ uint32_t tb_sack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t
 
 /* Verdict of a frame; aborts the test when it is not a stall. */
 tapo_verdict tb_verdict(tb *b, uint32_t frame, bool final);
-const tapo_stall_record *tb_record(tb *b, uint32_t frame);
+/* The analysed sender's view of a stall (two passes). */
+const tapo_stall_view *tb_record(tb *b, uint32_t frame);
 bool tb_is_stall(tb *b, uint32_t frame);
 unsigned tb_stall_count(tb *b);
 

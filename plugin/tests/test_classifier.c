@@ -326,14 +326,12 @@ static void test_client_idle(void)
     g_assert_cmpint(v.category, ==, TAPO_CATEGORY_CLIENT);
     /* The receiver's FIN on an idle connection. */
     s.cur.payload = false;
-    s.cur.fin = true;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_CLIENT_IDLE);
     /* The sender closing an idle connection. */
     s.cur.dir = TAPO_DIR_OUT;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_CLIENT_IDLE);
     /* The receiver finishing its request after a pause. */
     s.cur.dir = TAPO_DIR_IN;
-    s.cur.fin = false;
     s.cur.payload = true;
     s.request_pending = true;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_CLIENT_IDLE);
@@ -361,7 +359,6 @@ static void test_undetermined(void)
     s.request_pending = true;
     s.cur.dir = TAPO_DIR_IN;
     s.cur.payload = false;
-    s.cur.fin = true;
     tapo_verdict v = tapo_classify(&s, &f, &cfg);
     g_assert_cmpint(v.cause, ==, TAPO_CAUSE_UNDETERMINED);
     g_assert_cmpint(v.category, ==, TAPO_CATEGORY_UNKNOWN);

@@ -88,7 +88,7 @@ static void test_application_stalls(void)
     assert_both(&b, pause, TAPO_CAUSE_RESOURCE_CONSTRAINT);
     assert_both(&b, bye, TAPO_CAUSE_CLIENT_IDLE);
     g_assert_cmpuint(tb_stall_count(&b), ==, 4);
-    const tapo_stall_record *rec = tb_record(&b, think);
+    const tapo_stall_view *rec = tb_record(&b, think);
     g_assert_cmpuint(rec->snap.prev_frame, ==, think - 1);
     g_assert_cmpfloat_with_epsilon(rec->snap.duration_s, 0.56, 1e-9);
     g_assert_cmpfloat_with_epsilon(rec->snap.threshold_s, 0.1996, 1e-9);
@@ -112,7 +112,7 @@ static void run_tail_loss(uint32_t server_isn)
     request(&b, 0.61);                                /* next request: the response had ended */
 
     assert_both(&b, rto, TAPO_CAUSE_TAIL);
-    const tapo_stall_record *rec = tb_record(&b, rto);
+    const tapo_stall_view *rec = tb_record(&b, rto);
     g_assert_cmpint(rec->snap.ca_state, ==, TAPO_CA_OPEN);
     g_assert_cmpint(rec->snap.cur.first_retrans, ==, TAPO_TRIGGER_TIMEOUT);
     g_assert_cmpuint(rec->snap.cur.retrans_count, ==, 1);
@@ -153,7 +153,7 @@ static void test_tail_loss_probe(void)
     request(&b, 0.62);
 
     assert_both(&b, probe, TAPO_CAUSE_TAIL);
-    const tapo_stall_record *rec = tb_record(&b, probe);
+    const tapo_stall_view *rec = tb_record(&b, probe);
     g_assert_cmpint(rec->snap.cur.trigger, ==, TAPO_TRIGGER_PROBE);
     g_assert_cmpint(rec->snap.cur.first_retrans, ==, TAPO_TRIGGER_PROBE);
     g_assert_cmpint(rec->snap.ca_state, ==, TAPO_CA_OPEN);
@@ -194,7 +194,7 @@ static void test_t_double(void)
 
     assert_both(&b, first, TAPO_CAUSE_TAIL);
     assert_both(&b, second, TAPO_CAUSE_T_DOUBLE);
-    const tapo_stall_record *rec = tb_record(&b, second);
+    const tapo_stall_view *rec = tb_record(&b, second);
     g_assert_cmpuint(rec->snap.cur.retrans_count, ==, 2);
     g_assert_cmpint(rec->snap.ca_state, ==, TAPO_CA_LOSS);
     tb_free(&b);
@@ -234,7 +234,7 @@ static void run_f_double(uint32_t server_isn)
 
     g_assert_false(tb_is_stall(&b, fast));
     assert_both(&b, rto, TAPO_CAUSE_F_DOUBLE);
-    const tapo_stall_record *rec = tb_record(&b, rto);
+    const tapo_stall_view *rec = tb_record(&b, rto);
     g_assert_cmpint(rec->snap.cur.first_retrans, ==, TAPO_TRIGGER_FAST);
     g_assert_cmpint(rec->snap.ca_state, ==, TAPO_CA_RECOVERY);
     g_assert_cmpuint(rec->snap.sacked_out, ==, 9);
@@ -428,7 +428,7 @@ static void test_syn_retransmission(void)
     tb_packet(&b, SERVER, 1.0202, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
     assert_both(&b, again, TAPO_CAUSE_RETRANS_UNDETERMINED);
     g_assert_true(tb_record(&b, again)->snap.cur.handshake_retransmission);
-    g_assert_cmpint(tb_record(&b, again)->sender, ==, SERVER);
+    g_assert_cmpint(tb_verdict(&b, again, true).sender, ==, SERVER);
     tb_free(&b);
 }
 
@@ -501,7 +501,7 @@ static void test_time_going_backwards(void)
     uint32_t latest = tb_data(&b, CLIENT, 0.5, 1, REQ, 1);
     tb_ack(&b, SERVER, 0.45, 1 + REQ, 1, WIN);        /* stamped earlier */
     uint32_t resp = server_seg(&b, 1.0, 0);
-    const tapo_stall_record *rec = tb_record(&b, resp);
+    const tapo_stall_view *rec = tb_record(&b, resp);
     g_assert_cmpuint(rec->snap.prev_frame, ==, latest);
     g_assert_cmpfloat_with_epsilon(rec->snap.duration_s, 0.5, 1e-9);
     tb_free(&b);
@@ -518,7 +518,8 @@ static void test_mid_connection(void)
     tb_packet(&b, CLIENT, 0.0, 1, 1, 0, TAPO_TCP_ACK, 200, 0, NULL);
     tb_packet(&b, SERVER, 0.05, 1, 1, MSS, TAPO_TCP_ACK, 200, 0, NULL);
     tb_packet(&b, CLIENT, 0.15, 1, 1 + MSS, 0, TAPO_TCP_ACK, 200, 0, NULL);
-    g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, SERVER);
+    tapo_basis basis;
+    g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg, NULL, &basis), ==, SERVER);
     uint32_t pause = tb_packet(&b, SERVER, 1.0, 1 + MSS, 1, MSS, TAPO_TCP_ACK, 200, 0, NULL);
     assert_both(&b, pause, TAPO_CAUSE_RESOURCE_CONSTRAINT);
     g_assert_true(tb_record(&b, pause)->snap.rwnd_seen);
@@ -538,7 +539,7 @@ static void test_mid_connection_dupacks(void)
     for (int i = 0; i < 4; i++)
         tb_ack(&b, CLIENT, 0.05 + i * 0.0001, SEG(2), 1, WIN);
     uint32_t rto = server_seg_more(&b, 1.2, 2);
-    const tapo_stall_record *rec = tb_record(&b, rto);
+    const tapo_stall_view *rec = tb_record(&b, rto);
     g_assert_cmpuint(rec->snap.loss_signals, ==, 4);
     g_assert_false(rec->facts_at_packet.outstanding_all_lost);
     g_assert_cmpint(rec->snap.cur.trigger, ==, TAPO_TRIGGER_TIMEOUT);
@@ -554,22 +555,36 @@ static bool port_is_80(uint16_t port, void *data)
     return port == 80;
 }
 
+static int sender_of(tb *b, tapo_basis *basis)
+{
+    return tapo_conv_sender(&b->conv, &b->cfg, NULL, basis);
+}
+
 static void test_sender_preference(void)
 {
     tb b;
+    tapo_basis basis;
     start(&b, 5000000);
-    g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, SERVER);
+    g_assert_cmpint(sender_of(&b, &basis), ==, SERVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HANDSHAKE);
     b.cfg.sender_mode = TAPO_SENDER_INITIATOR;
-    g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, CLIENT);
-    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, SERVER));
+    g_assert_cmpint(sender_of(&b, &basis), ==, CLIENT);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_PREFERENCE);
+    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, SERVER, &b.cfg));
     /* An upload: the client sends 100 KB, the server almost nothing. */
     for (int i = 0; i < 70; i++)
         tb_data(&b, CLIENT, 0.2 + i * 0.001, 1 + (uint32_t)i * MSS, MSS, 1);
-    g_assert_true(tapo_conv_sender_looks_reversed(&b.conv, SERVER));
-    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, CLIENT));
+    b.cfg.sender_mode = TAPO_SENDER_RESPONDER;
+    g_assert_true(tapo_conv_sender_looks_reversed(&b.conv, SERVER, &b.cfg));
+    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, CLIENT, &b.cfg));
     b.cfg.sender_mode = TAPO_SENDER_PORTS;
     b.cfg.is_server_port = port_is_80;
-    g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg), ==, SERVER);
+    g_assert_cmpint(sender_of(&b, &basis), ==, SERVER);
+    /* Automatic: the upload's data sender, and no warning. */
+    b.cfg.sender_mode = TAPO_SENDER_AUTO;
+    g_assert_cmpint(sender_of(&b, &basis), ==, CLIENT);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DATA);
+    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, SERVER, &b.cfg));
     tb_free(&b);
 }
 
@@ -607,6 +622,12 @@ static void test_dsack_above_ack(void)
     tb_free(&b);
 }
 
+static tapo_stall_record *new_record(void *ctx)
+{
+    (void)ctx;
+    return g_new0(tapo_stall_record, 1);
+}
+
 /* Many packets and no ACKs (one direction of asymmetric routing): the
  * state stays bounded; a reset frees it. */
 static void test_state_bounded(void)
@@ -627,10 +648,7 @@ static void test_state_bounded(void)
         p.flags = TAPO_TCP_ACK;
         p.window = WIN;
         p.window_scale_known = true;
-        tapo_stall_record *rec = NULL;
-        if (tapo_conv_ends_stall(&b.conv, &p, &b.cfg))
-            rec = g_new0(tapo_stall_record, 1);
-        tapo_conv_process(&b.conv, &p, &b.cfg, rec);
+        tapo_stall_record *rec = tapo_conv_process(&b.conv, &p, &b.cfg, new_record, NULL);
         if (rec)
             g_ptr_array_add(records, rec);
         g_assert_cmpuint(tapo_sb_size(&b.conv.ep[SERVER].sb), <=, TAPO_SB_MAX_SEGMENTS + 1);
@@ -650,9 +668,8 @@ static void test_unreadable_header(void)
     tb b;
     start(&b, 5000000);
     tapo_packet p = { .frame = 4, .time_s = 2.0, .from = CLIENT, .header_valid = false };
-    g_assert_true(tapo_conv_ends_stall(&b.conv, &p, &b.cfg));
-    tapo_stall_record *rec = g_new0(tapo_stall_record, 1);
-    tapo_conv_process(&b.conv, &p, &b.cfg, rec);
+    tapo_stall_record *rec = tapo_conv_process(&b.conv, &p, &b.cfg, new_record, NULL);
+    g_assert_nonnull(rec);
     b.records[4] = rec;
     b.frame = 4;
     assert_both(&b, 4, TAPO_CAUSE_CLIENT_IDLE);

@@ -9,6 +9,12 @@
 
 #define MSS 1000
 
+/* A transmission at t seconds, captured at the sender. */
+static tapo_tx_time at(double t)
+{
+    return (tapo_tx_time){ t, t };
+}
+
 typedef struct {
     unsigned delivered;
     int64_t delivered_bytes;
@@ -39,7 +45,7 @@ static void on_duplicated(void *ctx, int64_t start, int64_t end, uint64_t order,
 static void send_ten(tapo_scoreboard *sb)
 {
     for (int i = 0; i < 10; i++)
-        tapo_sb_append(sb, 1 + i * MSS, 1 + (i + 1) * MSS, 0.01 * i, (uint64_t)i + 1, 0);
+        tapo_sb_append(sb, 1 + i * MSS, 1 + (i + 1) * MSS, at(0.01 * i), (uint64_t)i + 1, 0, true);
 }
 
 static void test_segments_rounding(void)
@@ -88,7 +94,7 @@ static void test_signals_count_later_sacks(void)
     g_assert_cmpuint(d.prior_tx_max, ==, 1);
     g_assert_cmpuint(d.sacked_sent_after, ==, 3);
     /* Once retransmitted, the old SACKs no longer count as signals. */
-    tapo_sb_retransmit(&sb, 2001, 3001, TAPO_TRIGGER_FAST, 0.5, 20, 0);
+    tapo_sb_retransmit(&sb, 2001, 3001, TAPO_TRIGGER_FAST, 0, at(0.5), 20, 0);
     tapo_sb_describe(&sb, 2001, 3001, MSS, 0, &d);
     g_assert_cmpuint(d.prior_tx_max, ==, 2);
     g_assert_cmpint(d.first_retx, ==, TAPO_TRIGGER_FAST);
@@ -105,8 +111,8 @@ static void test_partial_retransmission_splits(void)
 {
     tapo_scoreboard sb;
     tapo_sb_init(&sb);
-    tapo_sb_append(&sb, 1, 3001, 0.0, 1, 0);
-    tapo_sb_retransmit(&sb, 1001, 2001, TAPO_TRIGGER_TIMEOUT, 1.0, 2, 0);
+    tapo_sb_append(&sb, 1, 3001, at(0.0), 1, 0, true);
+    tapo_sb_retransmit(&sb, 1001, 2001, TAPO_TRIGGER_TIMEOUT, 0, at(1.0), 2, 0);
     g_assert_cmpuint(tapo_sb_size(&sb), ==, 3);
     tapo_sb_desc d;
     tapo_sb_describe(&sb, 1, 1001, MSS, 0, &d);
@@ -123,7 +129,7 @@ static void test_dsack_after_ack(void)
     tapo_scoreboard sb;
     tapo_sb_init(&sb);
     send_ten(&sb);
-    tapo_sb_retransmit(&sb, 1, 1001, TAPO_TRIGGER_TIMEOUT, 1.0, 42, 0);
+    tapo_sb_retransmit(&sb, 1, 1001, TAPO_TRIGGER_TIMEOUT, 0, at(1.0), 42, 0);
     events ev = { 0 };
     tapo_sb_listener l = { on_delivered, on_duplicated, &ev };
     tapo_sb_feedback fb;
@@ -146,7 +152,7 @@ static void test_dsack_outstanding_not_lost(void)
     tapo_scoreboard sb;
     tapo_sb_init(&sb);
     send_ten(&sb);
-    tapo_sb_retransmit(&sb, 4001, 5001, TAPO_TRIGGER_TIMEOUT, 1.0, 20, 0);
+    tapo_sb_retransmit(&sb, 4001, 5001, TAPO_TRIGGER_TIMEOUT, 0, at(1.0), 20, 0);
     tapo_sb_counts c;
     tapo_sb_count(&sb, MSS, &c);
     g_assert_cmpuint(c.lost_out, ==, 1);
@@ -194,7 +200,7 @@ static void test_bound_without_acks(void)
     tapo_scoreboard sb;
     tapo_sb_init(&sb);
     for (int i = 0; i < 3 * TAPO_SB_MAX_SEGMENTS; i++) {
-        tapo_sb_append(&sb, (int64_t)i * MSS, (int64_t)(i + 1) * MSS, i * 0.001, (uint64_t)i + 1, 0);
+        tapo_sb_append(&sb, (int64_t)i * MSS, (int64_t)(i + 1) * MSS, at(i * 0.001), (uint64_t)i + 1, 0, true);
         /* Alternate SACK marks so that merging alone cannot help. */
         if (i % 2) {
             tapo_sb_feedback fb;

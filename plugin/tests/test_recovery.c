@@ -1,0 +1,134 @@
+/* test_recovery.c: how a retransmission was triggered, and what the capture
+ * point missed of it (recovery.c), with numbers worked out by hand.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <glib.h>
+
+#include "recovery.h"
+
+/* A retransmission seen with an SRTT of 100 ms and an RTO of 300 ms, so a
+ * stall threshold of 200 ms. */
+static tapo_retx_clues clues(double silence_s, uint64_t signals)
+{
+    tapo_retx_clues c = {
+        .signals = signals, .fast_signals = 1, .silence_s = silence_s, .threshold_s = 0.2,
+        .srtt_s = 0.1, .rto_s = 0.3, .open = false, .resends_last = false, .above_una = false,
+        .since_tx_known = true, .since_tx_s = 0.05,
+    };
+    return c;
+}
+
+/* SACK-driven recovery resends a hole at once after the SACK that marked
+ * it lost, however long ago the hole was first sent. */
+static void test_fast_however_late(void)
+{
+    tapo_retx_clues c = clues(0.0004, 3);
+    c.since_tx_s = 0.45;   /* one and a half RTOs after the original */
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_FAST);
+    c.since_tx_s = 5.0;
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_FAST);
+}
+
+/* After a silence of a stall threshold only a timer sends, signals or not. */
+static void test_timer_after_silence(void)
+{
+    tapo_retx_clues c = clues(0.3, 3);
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_TIMEOUT);
+    /* A timestamp rounding a hair below the threshold is still a timer. */
+    c.silence_s = 0.199;
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_TIMEOUT);
+    /* Without silence and without signals: continuing a timeout's recovery. */
+    c = clues(0.001, 0);
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_TIMEOUT);
+}
+
+/* A tail-loss probe: in Open, the last data outstanding, sent while earlier
+ * data is outstanding (an RTO would resend snd_una) or clearly before the
+ * RTO with one segment out. */
+static void test_probe(void)
+{
+    tapo_retx_clues c = clues(0.21, 0);
+    c.open = true;
+    c.resends_last = true;
+    c.above_una = true;
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_PROBE);
+    c.above_una = false;
+    c.since_tx_s = 0.21;   /* 0.7 RTO: before the RTO could fire */
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_PROBE);
+    c.since_tx_s = 0.3;    /* at the RTO: a timeout */
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_TIMEOUT);
+    c.open = false;        /* in Loss the timer is the RTO */
+    c.since_tx_s = 0.21;
+    g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_TIMEOUT);
+}
+
+static tapo_unseen_estimate unseen(const tapo_retx_clues *c, double since_armed_s, int32_t counted,
+                                   bool original_new)
+{
+    tapo_unseen_clues u = { .original_new = original_new, .unseen_packets = counted,
+                            .since_armed_s = since_armed_s };
+    tapo_unseen_estimate e;
+    tapo_retx_unseen(c, &u, tapo_retx_trigger(c), &e);
+    return e;
+}
+
+/* By timing: the first RTO expiry leaves nothing unseen; a copy after RTO +
+ * 2 RTO (0.9 s) follows one lost timeout retransmission. */
+static void test_unseen_by_timer_schedule(void)
+{
+    tapo_retx_clues c = clues(0.3, 0);
+    tapo_unseen_estimate e = unseen(&c, 0.3, -1, false);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 0);
+    g_assert_true(e.inferred & TAPO_INFERRED_BY_TIMING);
+    g_assert_false(e.inferred & TAPO_INFERRED_RETX_LOST);
+    c.silence_s = 0.9;
+    e = unseen(&c, 0.9, -1, false);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 1);
+    g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_TIMEOUT);
+    g_assert_true(e.inferred & TAPO_INFERRED_RETX_LOST);
+    /* RTO + 2 RTO + 4 RTO = 2.1 s: two lost. */
+    c.silence_s = 2.1;
+    e = unseen(&c, 2.1, -1, false);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 2);
+}
+
+/* Loss signals that reached the sender must have released a fast
+ * retransmission; when the next copy seen comes from the timer, that fast
+ * retransmission was lost before the capture point: an f-double. */
+static void test_unseen_fast_retransmission(void)
+{
+    tapo_retx_clues c = clues(0.3, 4);
+    tapo_unseen_estimate e = unseen(&c, 0.3, -1, false);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 1);
+    g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_FAST);
+    /* Not when the original itself is first seen now: the signals then
+     * concern data the sender had not yet resent. */
+    e = unseen(&c, 0.3, -1, true);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 0);
+}
+
+/* IPv4 IDs numbered one by one count the unseen packets: the count caps
+ * what timing suggests, and the rest was data above the range. */
+static void test_unseen_counted_by_ip_id(void)
+{
+    tapo_retx_clues c = clues(0.9, 0);
+    tapo_unseen_estimate e = unseen(&c, 0.9, 0, false);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 0);
+    g_assert_true(e.inferred & TAPO_INFERRED_BY_IP_ID);
+    e = unseen(&c, 0.9, 3, false);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 1);
+    g_assert_cmpuint(e.unseen_beyond, ==, 2);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/recovery/fast-however-late", test_fast_however_late);
+    g_test_add_func("/recovery/timer-after-silence", test_timer_after_silence);
+    g_test_add_func("/recovery/probe", test_probe);
+    g_test_add_func("/recovery/unseen-by-timer-schedule", test_unseen_by_timer_schedule);
+    g_test_add_func("/recovery/unseen-fast-retransmission", test_unseen_fast_retransmission);
+    g_test_add_func("/recovery/unseen-counted-by-ip-id", test_unseen_counted_by_ip_id);
+    return g_test_run();
+}
