@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The lab's application: a server and a scripted client.
 
-The client sends one JSON line per request:
-    {"size": bytes, "think_ms": ms, "pause_at": bytes, "pause_ms": ms, "close": bool}
-and the server answers it literally: it waits think_ms (server think time),
-writes size bytes in one write (or pauses pause_ms after pause_at bytes:
-an application pause mid-response) and closes the connection when asked.
+The client sends one JSON line per request, followed by "upload" bytes
+of body when it says so (an upload: a POST, a backup):
+    {"size": bytes, "think_ms": ms, "pause_at": bytes, "pause_ms": ms, "close": bool,
+     "upload": bytes}
+and the server answers it literally: it reads the body, waits think_ms
+(server think time), writes size bytes in one write (or pauses pause_ms
+after pause_at bytes: an application pause mid-response) and closes the
+connection when asked.
 
 Usage:
     endpoints.py server ADDRESS PORT
@@ -42,6 +45,13 @@ def serve_connection(conn):
                 pending += data
             line, pending = pending.split(b"\n", 1)
             req = json.loads(line)
+            body = req.get("upload", 0)
+            while len(pending) < body:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                pending += data
+            pending = pending[body:]
             time.sleep(req.get("think_ms", 0) / 1000.0)
             body = b"x" * req["size"]
             cut = req.get("pause_at", 0)
@@ -104,8 +114,9 @@ def run_connection(address, port, spec, report):
     results = []
     for req in spec["requests"]:
         time.sleep(req.get("wait_ms", 0) / 1000.0)
-        wire = {k: req[k] for k in ("size", "think_ms", "pause_at", "pause_ms", "close") if k in req}
-        sock.sendall(json.dumps(wire).encode() + b"\n")
+        wire = {k: req[k] for k in ("size", "think_ms", "pause_at", "pause_ms", "close", "upload")
+                if k in req}
+        sock.sendall(json.dumps(wire).encode() + b"\n" + b"u" * req.get("upload", 0))
         deadline = None
         if spec.get("give_up_ms"):
             deadline = time.monotonic() + spec["give_up_ms"] / 1000.0

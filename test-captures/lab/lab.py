@@ -30,6 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import carry      # noqa: E402
 import label      # noqa: E402
 import netlab     # noqa: E402
 import relay      # noqa: E402
@@ -54,19 +55,40 @@ def wait_for_line(proc, text, timeout=5.0):
     raise RuntimeError("timed out waiting for %r" % text)
 
 
-def run_live(sc, out_dir):
-    """Runs one scenario on the emulated link; returns (pcap, sidecar)."""
-    net = netlab.Netlab(sc.variant, sc.server_sysctls, sc.client_sysctls, sc.initcwnd, sc.ipv6)
+# The vantage points a run captures at, and the file suffix of each: the
+# server's TUN device (the paper's vantage), the client's, and the tap in
+# the middle of the emulated path (relay.py).
+VANTAGES = {"sender": "", "receiver": ".receiver", "middle": ".middle"}
+
+
+def start_capture(ns, pcap, snaplen):
+    """tcpdump on a namespace's TUN device.  --immediate-mode hands every
+    packet to tcpdump at once: with the default buffering the last packets
+    of a run could still be in the kernel's ring when tcpdump is stopped."""
+    dump = subprocess.Popen(netlab.ns_exec(ns, [
+        "tcpdump", "-i", "tun0", "-n", "-U", "--immediate-mode", "-B", "16384", "-Z", "root",
+        "-s", str(snaplen or 0), "-w", pcap, "tcp", "port", str(netlab.SERVER_PORT)]),
+        stderr=subprocess.PIPE, text=True)
+    wait_for_line(dump, "listening on")
+    return dump
+
+
+def run_live(sc, out_dir, vantages=False):
+    """Runs one scenario on the emulated path; returns (pcaps, sidecar) where
+    pcaps maps each vantage captured to its file."""
+    net = netlab.Netlab(sc.variant, sc.server_sysctls, sc.client_sysctls, sc.initcwnd, sc.ipv6,
+                        sc.rto_min_ms, sc.sender)
+    sender_ns, receiver_ns = ((netlab.SERVER_NS, netlab.CLIENT_NS) if sc.sender == "server"
+                              else (netlab.CLIENT_NS, netlab.SERVER_NS))
     tmp = tempfile.mkdtemp(prefix="tapo-lab-")
-    pcap_tmp = os.path.join(tmp, sc.name + ".pcap")
+    names = VANTAGES if vantages else {"sender": ""}
+    tmp_pcaps = {v: os.path.join(tmp, sc.name + suffix + ".pcap") for v, suffix in names.items()}
     procs = []
     try:
-        dump = subprocess.Popen(netlab.ns_exec(netlab.SERVER_NS, [
-            "tcpdump", "-i", "tun0", "-n", "-U", "-Z", "root", "-s", str(sc.snaplen or 0),
-            "-w", pcap_tmp, "tcp", "port", str(netlab.SERVER_PORT)]),
-            stderr=subprocess.PIPE, text=True)
-        procs.append(dump)
-        wait_for_line(dump, "listening on")
+        dumps = [start_capture(sender_ns, tmp_pcaps["sender"], sc.snaplen)]
+        if vantages:
+            dumps.append(start_capture(receiver_ns, tmp_pcaps["receiver"], sc.snaplen))
+        procs.extend(dumps)
         endpoints = os.path.join(HERE, "endpoints.py")
         server = subprocess.Popen(netlab.ns_exec(netlab.SERVER_NS, [
             sys.executable, endpoints, "server", net.server_address(), str(netlab.SERVER_PORT)]),
@@ -77,7 +99,8 @@ def run_live(sc, out_dir):
             sys.executable, endpoints, "client", net.server_address(), str(netlab.SERVER_PORT),
             json.dumps(sc.client)]), stdout=subprocess.PIPE, text=True)
         procs.append(client)
-        link = relay.Relay(net.server_fd, net.client_fd, sc.link, seed=sc.name)
+        link = relay.Relay(net.server_fd, net.client_fd, sc.link, seed=sc.name,
+                           tap_path=tmp_pcaps.get("middle"), snaplen=sc.snaplen)
         done_at = [None]
 
         def stop():
@@ -87,16 +110,19 @@ def run_live(sc, out_dir):
 
         link.run(stop)
         report = json.loads(client.stdout.read() or "{}")
-        counters = net.kernel_counters(netlab.SERVER_NS)
-        dump.send_signal(signal.SIGINT)
-        dump.wait(timeout=5)
+        counters = net.kernel_counters(sender_ns)
+        for dump in dumps:
+            dump.send_signal(signal.SIGINT)
+            dump.wait(timeout=5)
         sidecar = {
             "scenario": sc.name,
             "description": sc.description,
             "made": "Linux %s, %s" % (os.uname().release, datetime.date.today().isoformat()),
             "variant": sc.variant,
+            "sender": sc.sender,
             "server_sysctls": net.server_sysctls,
-            "client_sysctls": sc.client_sysctls,
+            "client_sysctls": net.client_sysctls,
+            "rto_min_ms": sc.rto_min_ms,
             "initcwnd": sc.initcwnd,
             "ipv6": sc.ipv6,
             "link": sc.link,
@@ -107,9 +133,11 @@ def run_live(sc, out_dir):
             "relay_write_errors": dict(link.write_errors),
             "kernel_counters": {k: counters.get(k, 0) for k in COUNTERS},
         }
-        pcap = os.path.join(out_dir, sc.name + ".pcap")
-        shutil.copyfile(pcap_tmp, pcap)
-        return pcap, sidecar
+        pcaps = {}
+        for v, path in tmp_pcaps.items():
+            pcaps[v] = os.path.join(out_dir, os.path.basename(path))
+            shutil.copyfile(path, pcaps[v])
+        return pcaps, sidecar
     finally:
         for p in procs:
             if p.poll() is None:
@@ -202,19 +230,28 @@ def run_derived(sc, out_dir):
     return pcap, sidecar
 
 
-def make(sc, out_dir):
+def make(sc, out_dir, vantages=False):
+    """Makes one scenario's captures, sidecar and expected files; returns the
+    sender-side capture."""
     if sc.derive:
         pcap, sidecar = run_derived(sc, out_dir)
+        pcaps = {"sender": pcap}
     else:
-        pcap, sidecar = run_live(sc, out_dir)
-        sidecar["isns"] = label.handshake_isns(label.read_frames(pcap))
+        pcaps, sidecar = run_live(sc, out_dir, vantages)
+        sidecar["isns"] = label.handshake_isns(label.read_frames(pcaps["sender"]))
+    pcap = pcaps["sender"]
     with open(os.path.join(out_dir, sc.name + ".lab.json"), "w") as f:
         json.dump(sidecar, f, indent=1, sort_keys=True)
         f.write("\n")
     frames = label.read_frames(pcap)
     mss = scenarios.MSS6 if sidecar.get("ipv6") else scenarios.MSS4
-    locator = label.Locator(frames, sidecar["isns"], sidecar["relay_log"], mss)
-    label.write_expected(os.path.join(out_dir, sc.name + ".expected"), sc, sidecar, locator)
+    locator = label.Locator(frames, sidecar["isns"], sidecar["relay_log"], mss,
+                            sidecar.get("sender", "server"))
+    expected = os.path.join(out_dir, sc.name + ".expected")
+    label.write_expected(expected, sc, sidecar, locator)
+    for vantage, other in pcaps.items():
+        if vantage != "sender":
+            carry.carry(pcap, expected, other, other[:-len(".pcap")] + ".expected", vantage, sidecar)
     return pcap
 
 
@@ -222,6 +259,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.dirname(HERE), help="output folder")
     ap.add_argument("--list", action="store_true", help="list the scenarios")
+    ap.add_argument("--snaplen", type=int, default=None,
+                    help="bytes kept per packet, for every scenario (default: each scenario's own)")
+    ap.add_argument("--vantages", action="store_true",
+                    help="also capture at the client and at a tap in the middle of the path, "
+                         "and carry the labels there (NAME.receiver.*, NAME.middle.*)")
     ap.add_argument("names", nargs="*", help="scenarios to make (default: all)")
     args = ap.parse_args()
     table = scenarios.by_name()
@@ -236,9 +278,12 @@ def main():
     if unknown:
         sys.exit("unknown scenario(s): %s (see --list)" % ", ".join(unknown))
     os.makedirs(args.out, exist_ok=True)
+    if args.snaplen is not None:
+        for sc in table.values():
+            sc.snaplen = args.snaplen
     for name in names:
         started = time.monotonic()
-        pcap = make(table[name], args.out)
+        pcap = make(table[name], args.out, args.vantages)
         print("%-28s %-40s %.1f s" % (name, os.path.relpath(pcap), time.monotonic() - started))
     return 0
 

@@ -73,7 +73,10 @@ class Netlab:
     """Creates the namespaces and TUN devices; removes them on close()."""
 
     def __init__(self, variant, extra_server_sysctls=None, client_sysctls=None,
-                 initcwnd=None, ipv6=False):
+                 initcwnd=None, ipv6=False, rto_min_ms=None, sender="server"):
+        """The variant, the initial window and the minimum RTO apply to the
+        data sender's namespace (the server's, or the client's for an
+        upload)."""
         self.ipv6 = ipv6
         self.server_fd = self.client_fd = None
         self.teardown()
@@ -90,15 +93,18 @@ class Netlab:
             if _libc.setns(saved, CLONE_NEWNET) != 0:
                 raise OSError(ctypes.get_errno(), "setns back")
             os.close(saved)
-        self._address(SERVER_NS, SERVER_V4, SERVER_V6, initcwnd)
-        self._address(CLIENT_NS, CLIENT_V4, CLIENT_V6, None)
-        server = dict(COMMON_SYSCTLS, **VARIANTS[variant])
+        at_server = sender == "server"
+        self._address(SERVER_NS, SERVER_V4, SERVER_V6, *((initcwnd, rto_min_ms) if at_server else (None, None)))
+        self._address(CLIENT_NS, CLIENT_V4, CLIENT_V6, *((None, None) if at_server else (initcwnd, rto_min_ms)))
+        server = dict(COMMON_SYSCTLS, **(VARIANTS[variant] if at_server else {}))
         server.update(extra_server_sysctls or {})
+        client = dict(COMMON_SYSCTLS, **({} if at_server else VARIANTS[variant]))
+        client.update(client_sysctls or {})
         self.sysctl(SERVER_NS, server)
-        self.sysctl(CLIENT_NS, dict(COMMON_SYSCTLS, **(client_sysctls or {})))
-        self.server_sysctls = server
+        self.sysctl(CLIENT_NS, client)
+        self.server_sysctls, self.client_sysctls = server, client
 
-    def _address(self, ns, v4, v6, initcwnd):
+    def _address(self, ns, v4, v6, initcwnd, rto_min_ms):
         cmds = [
             ["ip", "link", "set", "lo", "up"],
             ["ip", "link", "set", "tun0", "mtu", str(MTU), "up"],
@@ -107,14 +113,19 @@ class Netlab:
         ]
         for cmd in cmds:
             run(["ip", "-n", ns] + cmd[1:])
+        # Per-route metrics: the initial congestion window, and a minimum
+        # RTO (Linux's rto_min route attribute).  The kernel made the prefix
+        # routes with the address (IPv6 ones with metric 256): replace
+        # exactly those.
+        metrics = []
         if initcwnd:
-            # A per-route initial congestion window (Linux route metric).
-            # The kernel made the prefix routes with the address (IPv6 ones
-            # with metric 256): replace exactly those.
-            run(["ip", "-n", ns, "-4", "route", "change", "10.77.0.0/24", "dev", "tun0",
-                 "initcwnd", str(initcwnd)])
+            metrics += ["initcwnd", str(initcwnd)]
+        if rto_min_ms:
+            metrics += ["rto_min", "%dms" % rto_min_ms]
+        if metrics:
+            run(["ip", "-n", ns, "-4", "route", "change", "10.77.0.0/24", "dev", "tun0"] + metrics)
             run(["ip", "-n", ns, "-6", "route", "replace", "fd77::/64", "dev", "tun0",
-                 "metric", "256", "initcwnd", str(initcwnd)])
+                 "metric", "256"] + metrics)
 
     @staticmethod
     def sysctl(ns, values):

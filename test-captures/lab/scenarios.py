@@ -33,7 +33,8 @@ class Expect:
 class Scenario:
     def __init__(self, name, description, variant, client, expect, link=None,
                  server_sysctls=None, client_sysctls=None, initcwnd=None, ipv6=False,
-                 snaplen=0, derive=None, kernel_notes=None, mixed=False, settle_s=0.6):
+                 snaplen=0, derive=None, kernel_notes=None, mixed=False, settle_s=0.6,
+                 sender="server", rto_min_ms=None):
         self.name = name
         self.description = description
         self.variant = variant
@@ -49,6 +50,8 @@ class Scenario:
         self.kernel_notes = kernel_notes or ""
         self.mixed = mixed
         self.settle_s = settle_s      # how long to keep capturing after the client is done, seconds
+        self.sender = sender          # the data sender: "server", or "client" for an upload
+        self.rto_min_ms = rto_min_ms  # the data sender's route rto_min, ms (None: Linux's 200)
 
 
 def one_request(size, linger_ms=50, **req):
@@ -112,7 +115,7 @@ SCENARIOS = [
         [Expect("tail", ("retx", last_seq(8000), 1),
                 "the relay dropped the 1st transmission of the last segment; no dupacks can "
                 "follow it, so the sender waited for its tail-loss probe timer")],
-        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1]}]}),
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1], "at": "server"}]}),
     Scenario(
         "t-double-paper",
         "Paper-era sender: the last segment of an 8000-byte response is lost twice.",
@@ -121,7 +124,7 @@ SCENARIOS = [
                 "1st transmission of the last segment dropped: the RTO resends it"),
          Expect("t-double", ("retx", last_seq(8000), 2),
                 "the RTO retransmission was dropped too: the backed-off RTO resends it again")],
-        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1, 2]}]}),
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000), "tx": [1, 2], "at": "server"}]}),
     Scenario(
         "t-double-tlp",
         "Today's Linux: the last segment and its tail-loss probe are both lost.",
@@ -140,7 +143,7 @@ SCENARIOS = [
                 "segments 36-39 were SACKed, so segment 35 was fast-retransmitted; the relay "
                 "dropped that retransmission too and, with no data left to send after it, only "
                 "the RTO could resend it (paper Figure 9)")],
-        link={"drops": [{"dir": "s2c", "seq": seq(35), "tx": [1, 2]}]}),
+        link={"drops": [{"dir": "s2c", "seq": seq(35), "tx": [1, 2], "at": "server"}]}),
     Scenario(
         "small-cwnd",
         "Initial congestion window of 2: both segments of the first flight of a 30 KB "
@@ -153,15 +156,15 @@ SCENARIOS = [
         initcwnd=2),
     Scenario(
         "small-rwnd",
-        "The client's 4 KB receive buffer allows 2 segments in flight; a 100 ms blackout "
+        "The client's 4 KB receive buffer allows 2 segments in flight; a 130 ms blackout "
         "in the middle of a 40 KB response loses both.",
         "paper",
         {"connections": [{"rcvbuf": 4096, "linger_ms": 50, "requests": [{"size": 40000}]}]},
         [Expect("small-rwnd", ("dropped_retx", 0, 1),
-                "SO_RCVBUF 4096 made the client advertise 2920 bytes (2 MSS); a 100 ms blackout "
+                "SO_RCVBUF 4096 made the client advertise 2920 bytes (2 MSS); a 130 ms blackout "
                 "from sequence 14481 on dropped every segment in flight, so no dupack could "
                 "come and the RTO resent the first of them")],
-        link={"drops": [{"dir": "s2c", "blackout_after_seq": seq(10), "duration_ms": 100}]}),
+        link={"drops": [{"dir": "s2c", "blackout_after_seq": seq(10), "duration_ms": 130, "at": "server"}]}),
     Scenario(
         "continuous-loss",
         "A 20-segment response whose whole second flight (segments 10-19) is lost.",
@@ -169,7 +172,7 @@ SCENARIOS = [
         [Expect("continuous-loss", ("dropped_retx", 0, 1),
                 "the relay dropped every segment of the second flight (10 outstanding), so no "
                 "ACK or SACK could come back before the RTO")],
-        link={"drops": [{"dir": "s2c", "seq_range": [seq(10), seq(20)], "tx": [1]}]}),
+        link={"drops": [{"dir": "s2c", "seq_range": [seq(10), seq(20)], "tx": [1], "at": "server"}]}),
     Scenario(
         "ack-delay",
         "The client's ACKs are held for 450 ms in the middle of a 100 KB response.",
@@ -190,7 +193,7 @@ SCENARIOS = [
         [Expect("packet-delay", ("hold_release", 0),
                 "the relay held the client's ACKs for 160 ms: data was outstanding, nothing "
                 "was lost and the RTO did not fire")],
-        link={"holds": [{"dir": "c2s", "after_ack": seq(20), "hold_ms": 160}]}),
+        link={"holds": [{"dir": "c2s", "after_ack": seq(20), "hold_ms": 160, "at": "server"}]}),
     Scenario(
         "large-dupthres",
         "No SACK, and the sender's duplicate-ACK threshold raised to 30: one segment of a "
@@ -200,7 +203,7 @@ SCENARIOS = [
                 "about 15 duplicate ACKs came back for segment 25, but net.ipv4.tcp_reordering=30 "
                 "(as if reordering had been measured) kept the sender from fast retransmit "
                 "until the RTO")],
-        link={"drops": [{"dir": "s2c", "seq": seq(25), "tx": [1]}]},
+        link={"drops": [{"dir": "s2c", "seq": seq(25), "tx": [1], "at": "server"}]},
         server_sysctls={"net.ipv4.tcp_reordering": "30"}),
     Scenario(
         "undetermined-retransmission",
@@ -237,7 +240,7 @@ SCENARIOS = [
                 "only segments 3 and 4 arrived after the lost one: two duplicate ACKs, below the "
                 "threshold of 3, and the response had nothing more, so the RTO resent it (the "
                 "paper's short-flow tail case)")],
-        link={"drops": [{"dir": "s2c", "seq": 1 + 1460, "tx": [1]}]},
+        link={"drops": [{"dir": "s2c", "seq": 1 + 1460, "tx": [1], "at": "server"}]},
         server_sysctls={"net.ipv4.tcp_timestamps": "0"}),
     Scenario(
         "four-segment-response-rack",
@@ -251,7 +254,7 @@ SCENARIOS = [
         "paper", one_request(8000),
         [Expect("tail", ("retx", last_seq(8000, MSS6), 1),
                 "as tail-paper, over IPv6 (1428-byte segments)")],
-        link={"drops": [{"dir": "s2c", "seq": last_seq(8000, MSS6), "tx": [1]}]},
+        link={"drops": [{"dir": "s2c", "seq": last_seq(8000, MSS6), "tx": [1], "at": "server"}]},
         ipv6=True),
     Scenario(
         "mid-connection",
@@ -276,6 +279,81 @@ SCENARIOS = [
         [Expect("f-double", ("retx", seq(35), 2),
                 "as in f-double; the raw numbers wrap in the middle of the loss recovery")],
         derive=("f-double", "wrap", seq(28) - 100)),
+]
+
+
+def upload_request(upload, size=100):
+    """A request carrying an upload body, and the relative sequence number of
+    the upload's last full-sized or short segment (the JSON line is sent in
+    the same write as the body)."""
+    import json
+    line = len(json.dumps({"size": size, "upload": upload})) + 1
+    return {"size": size, "upload": upload}, last_seq(line + upload)
+
+
+UPLOAD_TAIL, UPLOAD_TAIL_SEQ = upload_request(30000)
+UPLOAD_BULK, _ = upload_request(40 * MSS4)
+
+SCENARIOS += [
+    Scenario(
+        "upload-tail",
+        "An upload: the client sends a 30 KB body; the last segment of the body is lost once "
+        "(paper-era client, no TLP).",
+        "paper", {"connections": [{"requests": [UPLOAD_TAIL], "linger_ms": 50}]},
+        [Expect("tail", ("retx", UPLOAD_TAIL_SEQ, 1),
+                "the client is the data sender; the relay dropped the 1st transmission of the "
+                "body's last segment, nothing followed it and TLP was off, so only the client's "
+                "RTO could resend it")],
+        link={"drops": [{"dir": "c2s", "seq": UPLOAD_TAIL_SEQ, "tx": [1], "at": "server"}]},
+        sender="client"),
+    Scenario(
+        "upload-f-double",
+        "An upload of 40 segments; segment 35 of the body and its fast retransmission are both "
+        "lost.",
+        "modern", {"connections": [{"requests": [UPLOAD_BULK], "linger_ms": 50}]},
+        [Expect("f-double", ("retx", seq(35), 2),
+                "the client is the data sender: its segments 36-39 were SACKed, so segment 35 was "
+                "fast-retransmitted; the relay dropped that retransmission too and, with no data "
+                "left to send after it, only the client's RTO could resend it")],
+        link={"drops": [{"dir": "c2s", "seq": seq(35), "tx": [1, 2]}]},
+        sender="client"),
+    Scenario(
+        "sack-released-f-double",
+        "Segment 35 of a 40-segment response is lost and the client's ACKs are held 300 ms, so "
+        "the SACKs reach the server about 325 ms after the segment left (more than an RTO of "
+        "this path) and release its fast retransmission then; that retransmission is lost too.  "
+        "The server's route rto_min is 1 s, so its RTO does not fire first.",
+        "paper", one_request(40 * MSS4),
+        [Expect("packet-delay", ("hold_release", 0),
+                "the relay held the client's ACKs and SACKs for 300 ms: data was outstanding, no "
+                "timer fired"),
+         Expect("f-double", ("sack_released_retx", seq(35), 2),
+                "the first retransmission of segment 35 left within 5 ms of the held SACKs, about "
+                "325 ms after the original (a fast retransmission, however long after the "
+                "original); the relay dropped it, and only the RTO resent the segment again")],
+        link={"drops": [{"dir": "s2c", "seq": seq(35), "tx": [1, 2]}],
+              "holds": [{"dir": "c2s", "after_ack": seq(35), "hold_ms": 300}]},
+        rto_min_ms=1000, settle_s=1.5),
+    Scenario(
+        "syn-retry",
+        "An upload whose SYN is lost once: the client resends it after its 1 s initial RTO.",
+        "modern", {"connections": [{"requests": [UPLOAD_TAIL], "linger_ms": 50}]},
+        [Expect("undetermined", ("syn", 1),
+                "the resent SYN ends a silence of the 1 s initial RTO, a timer's retransmission "
+                "whatever the rounding of the gap; the decision tree cannot refine it for a SYN")],
+        link={"drops": [{"dir": "c2s", "syn": True, "tx": [1], "at": "server"}]},
+        sender="client", settle_s=0.3),
+    Scenario(
+        "lan-think",
+        "A LAN: 0.1 ms round trip; six 20 KB requests back to back, the server thinks 38 ms "
+        "before the fourth answer (an NFS server's pause).",
+        "modern",
+        {"connections": [{"linger_ms": 0, "requests": [{"size": 20000, "think_ms": 38 if i == 3 else 0}
+                                                        for i in range(6)]}]},
+        [Expect("data-unavailable", ("response", 4),
+                "the server slept 38 ms before its fourth response; every other gap of this LAN "
+                "path is a fraction of a millisecond, below the minimum stall duration")],
+        link={"delay_ms": {"s2c": 0.05, "c2s": 0.05}}),
 ]
 
 
@@ -326,6 +404,26 @@ SCENARIOS += [
         link={"rate_mbit": {"s2c": 10}, "queue_pkts": {"s2c": 100},
               "loss": {"s2c": 0.01, "c2s": 0.01}, "jitter_ms": {"s2c": 3, "c2s": 3}},
         snaplen=128, mixed=True, settle_s=1.0),
+    Scenario(
+        "mixed-lossy-short",
+        "Twelve connections in parallel, three requests of 8-60 KB each, 4 % loss each way on both "
+        "halves of the path, 2 ms of jitter; a paper-era server (no TLP).",
+        "paper", web_browsing_script(2016, connections=12),
+        [Expect("|".join(NETWORK_CAUSES + ["data-unavailable", "client-idle"]), ("any_stall",),
+                "the server thinks before responses and the clients pause between requests; "
+                "every other stall comes from the network")],
+        link={"rate_mbit": {"s2c": 20}, "queue_pkts": {"s2c": 100},
+              "loss": {"s2c": 0.04, "c2s": 0.04}, "jitter_ms": {"s2c": 2, "c2s": 2}},
+        snaplen=128, mixed=True, settle_s=1.5),
+    Scenario(
+        "mixed-lossy-modern",
+        "The same twelve connections with today's Linux (TLP, RACK), 4 % loss each way.",
+        "modern", web_browsing_script(2016, connections=12),
+        [Expect("|".join(NETWORK_CAUSES + ["data-unavailable", "client-idle"]), ("any_stall",),
+                "as mixed-lossy-short, with a modern sender")],
+        link={"rate_mbit": {"s2c": 20}, "queue_pkts": {"s2c": 100},
+              "loss": {"s2c": 0.04, "c2s": 0.04}, "jitter_ms": {"s2c": 2, "c2s": 2}},
+        snaplen=128, mixed=True, settle_s=1.5),
     Scenario(
         "mixed-bufferbloat",
         "An interactive connection (a 2 KB request every 500 ms) learns a 20 ms RTT; then a "
