@@ -5,12 +5,13 @@ dissector bug, keep its field invariants, and say what a reader of the
 packets would say for the cases below.
 """
 
+import collections
 import glob
 import os
 import unittest
 
+import stall_invariants
 import tshark_runner as ts
-from test_plugin import Values
 
 REAL = os.environ.get("TAPO_REAL_CAPTURES",
                       os.path.join(os.path.dirname(ts.ROOT), "shared", "real-captures"))
@@ -27,7 +28,6 @@ class RealCaptures(unittest.TestCase):
                       if not p.endswith((".md", ".tsv")))
 
     def test_every_capture_dissects_cleanly(self):
-        checker = Values()
         for path in self.captures():
             with self.subTest(capture=os.path.basename(path)):
                 for two_pass in (["-2"], []):
@@ -36,7 +36,7 @@ class RealCaptures(unittest.TestCase):
                     self.assertFalse("Dissector bug" in proc.stdout, "a dissector bug was reported")
                     self.assertFalse("Malformed Packet: TAPO" in proc.stdout, "TAPO threw")
                     self.assertFalse("TAPO" in proc.stderr, proc.stderr[-500:])
-                checker.check_capture(path)
+                stall_invariants.check_capture(self, path)
 
     def causes(self, name, *prefs):
         return [r[0] for r in ts.stall_fields(real(name), ["tapo.stall.cause"], extra=list(prefs))]
@@ -51,13 +51,21 @@ class RealCaptures(unittest.TestCase):
     def test_zero_window_that_never_reopens(self):
         self.assertEqual(set(self.causes("chrissanders__packets__tcp_zerowindowdead.pcapng")), {"zero-window"})
 
-    def test_upload_needs_the_sender_preference(self):
+    def test_upload_is_analysed_from_its_data_sender(self):
+        # An upload to port 5001 (the initiator sends the data) with zero
+        # windows: without any preference the initiator is the analysed
+        # sender, chosen from the data, and its zero-window stalls appear.
         path = real("blitz__tcptrace__zwnd.dmp")
-        expert = ts.run(["-2", "-q", "-z", "expert", "-r", ts.readable(path)]).stdout
-        self.assertIn("the analysed sender sent far less data than its peer", expert)
-        causes = self.causes("blitz__tcptrace__zwnd.dmp", "-o", "tapo.sender:initiator")
+        rows = ts.stall_fields(path, ["tapo.stall.cause", "tapo.sender", "tapo.sender.basis"])
+        causes = [r[0] for r in rows]
         self.assertGreaterEqual(causes.count("zero-window"), 10)
         self.assertNotIn("resource-constraint", causes)   # 10 ms clock ticks are no stalls
+        self.assertEqual({(r[1], r[2]) for r in rows}, {("initiator", "data")})
+        self.assertEqual(causes, self.causes("blitz__tcptrace__zwnd.dmp", "-o", "tapo.sender:initiator"))
+        # Forcing the responder reads the upload from the wrong side, and says so.
+        expert = ts.run(["-2", "-q", "-z", "expert", "-o", "tapo.sender:responder",
+                         "-r", ts.readable(path)]).stdout
+        self.assertIn("the analysed sender sent far less data than its peer", expert)
 
     def test_syn_retries_are_retransmission_stalls(self):
         # Four SYN retries with backoff (6, 12, 24 s gaps, and one in the
@@ -68,6 +76,61 @@ class RealCaptures(unittest.TestCase):
         rows = [(int(f), c, ts.normalise_bool(r)) for f, c, r in rows]
         self.assertEqual(rows[:4], [(2, "undetermined", True), (3, "undetermined", True),
                                     (4, "undetermined", True), (5, "data-unavailable", False)])
+
+    def initial_rtts(self, path):
+        """{tcp.stream: Wireshark's handshake RTT}, the whole path's round
+        trip at any vantage (SDK notes section 11)."""
+        out = ts.run(["-r", ts.readable(path), "-Y", "tcp.analysis.initial_rtt", "-T", "fields",
+                      "-e", "tcp.stream", "-e", "tcp.analysis.initial_rtt"]).stdout
+        rtts = {}
+        for line in out.splitlines():
+            stream, rtt = line.split("\t")
+            rtts.setdefault(stream, float(rtt))
+        return rtts
+
+    def test_no_stall_away_from_the_sender_is_shorter_than_the_path(self):
+        # Captured at a client or in the path, the sender's round trip is the
+        # path's: no stall there can be shorter than the handshake's RTT.
+        for path in self.captures():
+            with self.subTest(capture=os.path.basename(path)):
+                rtts = self.initial_rtts(path)
+                for stream, vantage, duration in ts.stall_fields(
+                        path, ["tcp.stream", "tapo.vantage", "tapo.stall.duration"]):
+                    if vantage != "sender" and stream in rtts:
+                        self.assertGreaterEqual(float(duration), rtts[stream])
+
+    def test_client_side_captures_have_few_stalls_per_connection(self):
+        # Browsing captured on the client (reddit over IPv6, four HTTP
+        # streams, an SMTP client): every connection is seen from its
+        # receiver, and stalls per connection are few.  Read as if captured
+        # at the sender, the client's microsecond ACKs made up to 38 stalls
+        # per connection of reddit.pcap.
+        for name, most in (("ntop__nDPI__reddit.pcap", 10),
+                           ("seladb__PcapPlusPlus__four_ipv6_http_streams.pcap", 2),
+                           ("epiecs__packetlife-backup__ipv6-smtp.pcapng.cap", 2)):
+            with self.subTest(capture=name):
+                rows = ts.stall_fields(real(name), ["tcp.stream", "tapo.vantage"])
+                self.assertTrue(rows)
+                self.assertEqual({v for _, v in rows}, {"receiver"})
+                per_connection = collections.Counter(s for s, _ in rows)
+                self.assertLessEqual(max(per_connection.values()), most)
+                as_sender = ts.stall_fields(real(name), ["tcp.stream"], extra=["-o", "tapo.vantage:sender"])
+                self.assertGreater(len(as_sender), 2 * len(rows))
+
+    def test_stray_syn_ack_keeps_the_connection(self):
+        # KakaoTalk, stream 2: frame 46 is a second SYN-ACK with another ISN
+        # after the handshake completed; the client goes on with the first
+        # ISN.  It is ignored with a note, and later sequence numbers stay
+        # in the window (no burst of new data read as continuous-loss).
+        path = real("ntop__nDPI__KakaoTalk_chat.pcap")
+        expert = ts.run(["-2", "-r", ts.readable(path), "-Y", "frame.number == 46", "-T", "fields",
+                         "-e", "_ws.expert.message"]).stdout
+        self.assertIn("another connection's, ignored", expert)
+        rows = ts.stall_fields(path, ["tcp.stream", "tapo.stall.cause", "tapo.stall.packets_out"])
+        stream2 = [(c, int(n)) for s, c, n in rows if s == "2"]
+        self.assertTrue(stream2)
+        self.assertNotIn("continuous-loss", [c for c, _ in stream2])
+        self.assertLess(max(n for _, n in stream2), 50)
 
     def test_duplicated_frames_are_not_retransmissions(self):
         rows = ts.stall_fields(real("blitz__tcptrace__hardware_dups.dmp"), ["tapo.stall.retransmission"])

@@ -39,7 +39,7 @@ def stats_tree(pcap, two_pass=True, filter_expr=None):
 
 
 FIELDS = ["tcp.stream", "tapo.stall.cause", "tapo.stall.category", "tapo.stall.retransmission",
-          "tapo.stall.duration", "tapo.stall.ca_state"]
+          "tapo.stall.duration", "tapo.stall.ca_state", "tapo.vantage"]
 
 
 def expected_tree(pcap, two_pass=True, display_filter=None):
@@ -47,7 +47,7 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
     extra = ["-Y", display_filter] if display_filter else []
     rows = ts.stall_fields(pcap, FIELDS, two_pass=two_pass, extra=extra)
     tree = collections.Counter()
-    for stream, cause, category, retrans, duration, ca_state in rows:
+    for stream, cause, category, retrans, duration, ca_state, vantage in rows:
         ms = int(float(duration) * 1000.0 + 0.5)
         for root, amount in (("Stalls", 1), ("Stalled time (ms)", ms)):
             path = [root, category] + (["timeout retransmission"] if ts.normalise_bool(retrans) else [])
@@ -62,6 +62,8 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
             tree[("Tail stalls by congestion state, stalled time (ms)", ca_state)] += ms
         tree[("Stall duration (ms)",)] += 1
         tree[("Stall duration (ms)", next(n for lo, hi, n in DURATION_BINS if lo <= ms <= hi))] += 1
+        tree[("Stalls by vantage",)] += 1
+        tree[("Stalls by vantage", vantage)] += 1
     streams = ts.run(["-r", ts.readable(pcap), "-T", "fields", "-e", "tcp.stream"] + extra).stdout.split()
     tree[("Conversations analysed",)] = len(set(streams))
     if rows:

@@ -38,9 +38,10 @@ report.add_packet(flows[0], 4.0, true, 100)
 report.add_packet(flows[0], 2.0, false, 1448)
 report.add_packet(flows[1], 2.0, false, 0)
 local stalls = {
-    [10] = { stream = 0, duration = 1.5, cause = "tail" },
-    [12] = { stream = 0, duration = 0.5, cause = "client-idle" },
-    [20] = { stream = 1, duration = 0.25, cause = "packet-delay" },
+    [10] = { stream = 0, frame = 10, duration = 1.5, cause = "tail", hint = "TLP", vantage = "sender" },
+    [12] = { stream = 0, frame = 12, duration = 0.5, cause = "client-idle", hint = "idle",
+             vantage = "receiver" },
+    [20] = { stream = 1, frame = 20, duration = 0.25, cause = "packet-delay", hint = "jitter" },
 }
 local r = report.build(flows, stalls, "two-pass: final causes")
 check(r.flow_count == 2 and r.stalled_flows == 2 and r.stalls == 3, "summary counts")
@@ -49,7 +50,9 @@ local f0 = r.flows[1]
 check(f0.stream == 0, "flows ordered by stalled time")
 check(near(f0.duration, 4.0) and near(f0.stalled_time, 2.0) and near(f0.ratio, 0.5), "flow 0 numbers")
 check(f0.bytes_to_server == 100 and f0.bytes_to_client == 1448, "flow 0 bytes")
-check(f0.dominant == "tail" and f0.advice == report.ADVICE.tail, "flow 0 dominant cause and advice")
+check(f0.dominant == "tail" and f0.advice == "TLP", "flow 0 dominant cause, and the C hint as advice")
+check(f0.vantage == "receiver", "flow 0 vantage: as its latest stall saw it")
+check(r.flows[2].vantage == "", "flow 1 vantage unknown")
 check(near(r.flows[2].ratio, 0.25), "flow 1 ratio")
 
 -- Formats.
@@ -65,6 +68,8 @@ check(quoted:find('"a,""b"""', 1, true) ~= nil, "CSV quotes commas and quotes")
 local json = report.format_json(r, 0)
 check(json:match('^{"mode":"two%-pass: final causes"') ~= nil, "JSON starts with the mode")
 check(json:find('"dominant_cause":"tail"', 1, true) ~= nil, "JSON dominant cause")
+check(json:find('"vantage":"receiver"', 1, true) ~= nil and json:find('"vantage":null', 1, true) ~= nil,
+      "JSON vantage, null when unknown")
 local odd = report.format_json(report.build({ [4] = report.new_flow(4, 0, 'x"\n\\', "y") }, {}, "no stalls"), 0)
 check(odd:find('"client":"x\\"\\n\\\\"', 1, true) ~= nil, "JSON escapes quotes, newlines, backslashes")
 check(odd:find('"dominant_cause":null', 1, true) ~= nil, "JSON null dominant cause without stalls")
