@@ -59,6 +59,8 @@ if not ok then
 end
 local f_duration = Field.new("tapo.stall.duration")
 local f_final = Field.new("tapo.stall.final")
+local f_hint = Field.new("tapo.stall.hint")
+local f_vantage = Field.new("tapo.vantage")
 local f_stream = Field.new("tcp.stream")
 local f_srcport = Field.new("tcp.srcport")
 local f_dstport = Field.new("tcp.dstport")
@@ -118,24 +120,39 @@ local function account_packet(pinfo, stream)
     report.add_packet(flow, t, dport == server_port[stream], len)
 end
 
--- One stall record per frame; its cause is replaced on every pass, so that
--- after tshark -2 or a GUI retap the records carry the final causes.
+-- One stall record per frame.  The first pass counts stalls as they come
+-- (the "so far" fields); every pass replaces the cause, duration and the
+-- rest, and drops a record whose frame ends no stall any more, so that
+-- after tshark -2 or a GUI retap the records are the final stalls (the
+-- analysed sender or the sender's timeline can change with hindsight).
 local function record_stall(pinfo, stream)
     local rec = stalls[pinfo.number]
+    local duration = seconds(f_duration().value)
     if not rec then
         local flow = flows[stream]
-        local duration = seconds(f_duration().value)
         flow.stall_count = (flow.stall_count or 0) + 1
         flow.stalled_so_far = (flow.stalled_so_far or 0) + duration
         local elapsed = seconds(pinfo.rel_ts) - flow.first
-        rec = { stream = stream, duration = duration, index = flow.stall_count,
+        rec = { stream = stream, frame = pinfo.number, index = flow.stall_count,
                 so_far = flow.stalled_so_far,
                 ratio_so_far = elapsed > 0 and math.min(1, flow.stalled_so_far / elapsed) or 0 }
         stalls[pinfo.number] = rec
     end
+    rec.duration = duration
     rec.cause = f_cause().value
     rec.final = f_final().value
+    rec.hint = f_hint() and f_hint().value or ""
+    rec.vantage = f_vantage() and f_vantage().value or nil
     return rec
+end
+
+-- The flow's stalls as the records stand.
+local function flow_totals(stream)
+    local n, time = 0, 0
+    for _, rec in pairs(stalls) do
+        if rec.stream == stream then n, time = n + 1, time + rec.duration end
+    end
+    return n, time
 end
 
 function proto.dissector(tvb, pinfo, tree)
@@ -143,17 +160,22 @@ function proto.dissector(tvb, pinfo, tree)
     if not stream_field then return end
     local stream = stream_field.value
     if not pinfo.visited then account_packet(pinfo, stream) end
-    if not f_cause() or not flows[stream] then return end
+    if not f_cause() then
+        stalls[pinfo.number] = nil   -- no stall in this pass (see record_stall)
+        return
+    end
+    if not flows[stream] then return end
     local rec = record_stall(pinfo, stream)
     local sub = tree:add(proto, tvb(0, 0))
     sub:add(pf.index, rec.index):set_generated()
     sub:add(pf.stalled_so_far, rec.so_far):set_generated()
     sub:add(pf.ratio_so_far, rec.ratio_so_far):set_generated()
     if pinfo.visited then
-        -- The whole capture has been read: the first pass's running
-        -- counts are the flow's totals.
+        -- The whole capture has been read: the records are the flow's
+        -- stalls (later frames not yet rendered again keep their first
+        -- pass's verdict).
         local flow = flows[stream]
-        local n, time = flow.stall_count, flow.stalled_so_far
+        local n, time = flow_totals(stream)
         local duration = flow.last - flow.first
         sub:add(pf.flow_stalls, n):set_generated()
         sub:add(pf.flow_stalled, time):set_generated()

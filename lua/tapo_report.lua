@@ -5,29 +5,13 @@
 -- it.  Wireshark loads every .lua file of its plugin folders, this one
 -- too: loading it only builds and returns this table.
 --
--- Customise here: the advice per cause, the quantiles, the columns.
+-- Customise here: the quantiles, the columns.  The advice for a flow is
+-- the C plugin's hint for its dominant cause (tapo.stall.hint), so that the
+-- two never disagree.
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
 
 local M = {}
-
--- What to do about a flow whose stalled time is dominated by a cause.
-M.ADVICE = {
-    ["f-double"] = "retransmissions were lost again: S-RTO or RACK detects that without an RTO",
-    ["t-double"] = "timeout retransmissions were lost again: check the path for persistent loss",
-    ["tail"] = "losses at the end of responses: enable TLP (tail-loss probe)",
-    ["small-cwnd"] = "too few segments in flight for fast retransmit: early retransmit or TLP",
-    ["small-rwnd"] = "the client's receive window is tiny: enlarge its socket buffer",
-    ["continuous-loss"] = "whole windows were lost: pace the sender, look for shallow buffers",
-    ["ack-delay"] = "spurious timeouts (delayed or lost ACKs): a less aggressive minimum RTO",
-    ["large-dupthres"] = "reordering kept fast retransmit from firing: time-based loss detection (RACK)",
-    ["zero-window"] = "the client read too slowly: a larger buffer or a faster reader",
-    ["data-unavailable"] = "server think time: cache or prefetch the content",
-    ["resource-constraint"] = "the server application paused mid-response: check its load",
-    ["client-idle"] = "the client had nothing to ask: no TCP problem",
-    ["packet-delay"] = "RTT jitter or queueing on the path: look for bufferbloat",
-    ["undetermined"] = "no rule of the decision tree fits: inspect the packets around the gaps",
-}
 
 -- Quantiles of the stall ratio printed in the summary (per cent).
 M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
@@ -35,7 +19,7 @@ M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
 -- Columns of the CSV output, in order.
 M.CSV_COLUMNS = { "stream", "client", "server", "start_s", "duration_s", "bytes_to_server",
                   "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
-                  "dominant_cause_time_s", "advice" }
+                  "dominant_cause_time_s", "advice", "vantage" }
 
 -- A new flow seen at time t (seconds), first packet from `client` to `server`.
 function M.new_flow(stream, t, client, server)
@@ -67,14 +51,14 @@ function M.dominant(by_cause)
 end
 
 -- Per-flow summaries from the flows and the stall records
--- (stalls[frame] = {stream, duration, cause, final}).
+-- (stalls[frame] = {stream, duration, cause, final, hint, vantage}).
 function M.summarise(flows, stalls)
     local summaries, by_stream = {}, {}
     for stream, flow in pairs(flows) do
         local s = { stream = stream, client = flow.client, server = flow.server,
                     start = flow.first, duration = flow.last - flow.first,
                     bytes_to_server = flow.bytes_to_server, bytes_to_client = flow.bytes_to_client,
-                    stalls = 0, stalled_time = 0, by_cause = {} }
+                    stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, vantage = "" }
         by_stream[stream] = s
         summaries[#summaries + 1] = s
     end
@@ -86,12 +70,17 @@ function M.summarise(flows, stalls)
             local c = s.by_cause[st.cause] or { count = 0, time = 0 }
             c.count, c.time = c.count + 1, c.time + st.duration
             s.by_cause[st.cause] = c
+            s.hints[st.cause] = st.hint or ""
+            -- Where the capture was taken, as the latest stall of the flow saw it.
+            if st.vantage and (not s.vantage_frame or st.frame > s.vantage_frame) then
+                s.vantage, s.vantage_frame = st.vantage, st.frame
+            end
         end
     end
     for _, s in ipairs(summaries) do
         s.ratio = s.duration > 0 and math.min(1, s.stalled_time / s.duration) or 0
         s.dominant, s.dominant_time = M.dominant(s.by_cause)
-        s.advice = s.dominant and M.ADVICE[s.dominant] or ""
+        s.advice = s.dominant and s.hints[s.dominant] or ""
     end
     table.sort(summaries, function(a, b)
         if a.stalled_time ~= b.stalled_time then return a.stalled_time > b.stalled_time end
@@ -146,12 +135,13 @@ function M.format_text(report, limit)
     end
     add("Stall ratio (stalled time / flow duration) over all flows: %s", table.concat(qs, ", "))
     add("")
-    add("%6s  %-44s %8s %6s %10s %6s  %-20s %s", "stream", "client -> server", "dur(s)", "stalls",
-        "stalled(s)", "ratio", "dominant cause", "advice")
+    add("%6s  %-44s %8s %6s %10s %6s  %-8s  %-20s %s", "stream", "client -> server", "dur(s)",
+        "stalls", "stalled(s)", "ratio", "vantage", "dominant cause", "advice")
     for i = 1, limited(report, limit) do
         local f = report.flows[i]
-        add("%6d  %-44s %8.3f %6d %10.3f %6.2f  %-20s %s", f.stream, f.client .. " -> " .. f.server,
-            f.duration, f.stalls, f.stalled_time, f.ratio, f.dominant or "-", f.advice)
+        add("%6d  %-44s %8.3f %6d %10.3f %6.2f  %-8s  %-20s %s", f.stream, f.client .. " -> " .. f.server,
+            f.duration, f.stalls, f.stalled_time, f.ratio, f.vantage ~= "" and f.vantage or "-",
+            f.dominant or "-", f.advice)
     end
     if limited(report, limit) < #report.flows then
         add("(%d more flows; use limit=0 for all)", #report.flows - limited(report, limit))
@@ -172,7 +162,7 @@ function M.format_csv(report, limit)
         local row = { f.stream, f.client, f.server, string.format("%.6f", f.start),
                       string.format("%.6f", f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
                       string.format("%.6f", f.stalled_time), string.format("%.6f", f.ratio),
-                      f.dominant or "", string.format("%.6f", f.dominant_time), f.advice }
+                      f.dominant or "", string.format("%.6f", f.dominant_time), f.advice, f.vantage }
         for j, v in ipairs(row) do row[j] = csv_field(v) end
         out[#out + 1] = table.concat(row, ",")
     end
@@ -206,12 +196,12 @@ function M.format_json(report, limit)
         flows[#flows + 1] = string.format(
             '{"stream":%d,"client":%s,"server":%s,"start_s":%s,"duration_s":%s,' ..
             '"bytes_to_server":%d,"bytes_to_client":%d,"stalls":%d,"stalled_time_s":%s,' ..
-            '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"causes":[%s]}',
+            '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"vantage":%s,"causes":[%s]}',
             f.stream, json_string(f.client), json_string(f.server), json_number(f.start),
             json_number(f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
             json_number(f.stalled_time), json_number(f.ratio),
             f.dominant and json_string(f.dominant) or "null", json_string(f.advice),
-            table.concat(causes, ","))
+            f.vantage ~= "" and json_string(f.vantage) or "null", table.concat(causes, ","))
     end
     local qs = {}
     for _, q in ipairs(report.ratio_quantiles) do
