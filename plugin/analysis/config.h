@@ -43,6 +43,12 @@ typedef struct tapo_config {
 #define TAPO_DUPTHRES_DEFAULT 3       /* RFC 5681 duplicate-ACK threshold, segments */
 #define TAPO_DUPTHRES_MAX 300         /* Linux net.ipv4.tcp_max_reordering, segments */
 #define TAPO_MSS_FALLBACK 1460        /* bytes; used until an MSS option or a segment is seen */
+/* MSS options below Linux's floor (TCP_MIN_MSS) are nonsense: ignored. */
+#define TAPO_MSS_OPTION_MIN 88        /* bytes */
+/* An MSS option above jumbo frames (65495 on loopback) says nothing about
+ * the path: the segments sent, once at least a classic minimum, tell it. */
+#define TAPO_MSS_JUMBO 9000           /* bytes */
+#define TAPO_MSS_CLASSIC_MIN 536      /* bytes, RFC 9293's default MSS */
 /* Both endpoints of a request/response connection that each sent this much
  * payload are both bulk senders: each stall is analysed from the side whose
  * data was in flight (spec section 1). */

@@ -37,12 +37,13 @@ static void restart(tapo_conv *c, const tapo_config *cfg)
 {
     /* (Records of the old connection stay as they are.) */
     uint16_t port[2] = { c->port[0], c->port[1] };
-    uint32_t restarts = c->restarts + 1;
+    tapo_conv_events events = c->events;
+    events.restarts++;
     tapo_conv_destroy(c);
     tapo_conv_init(c, cfg);
     c->port[0] = port[0];
     c->port[1] = port[1];
-    c->restarts = restarts;
+    c->events = events;
 }
 
 /* What a SYN or SYN-ACK with another initial sequence number than its
@@ -101,6 +102,18 @@ static bool is_capture_duplicate(const tapo_conv *c, const tapo_packet *p)
             return true;
     }
     return false;
+}
+
+/* A capture out of time order (a merged file, interfaces read in turn) or
+ * whose clock jumped: counted, so that the glue can say so. */
+static void note_capture_clock(tapo_conv *c, const tapo_packet *p)
+{
+    if (c->has_prev && p->time_s < c->latest_time_s)
+        c->events.time_backwards++;
+    if (c->has_prev && p->time_s - c->latest_time_s > TAPO_CLOCK_JUMP_S)
+        c->events.time_jumps++;
+    if (!c->has_prev || p->time_s > c->latest_time_s)
+        c->latest_time_s = p->time_s;
 }
 
 /* ---- vantage and the sender's timeline -------------------------------- */
@@ -420,17 +433,21 @@ static bool ends_stall(const view_gap *g, const tapo_cur *cur, const tapo_config
     return timer || (g->clock.gap_s > g->threshold_s && g->clock.gap_s >= cfg->min_stall_s);
 }
 
-/* Once both FINs are ACKed, or after a reset, no later packet can change a
- * verdict: free the per-flow containers (state stays bounded on long
- * captures of many flows). */
+bool tapo_conv_is_over(const tapo_conv *c)
+{
+    bool closed = true;
+    for (int e = 0; e < 2; e++)
+        closed = closed && c->ep[e].fin_sent && c->ep[e].snd_una >= c->ep[e].snd_nxt;
+    return closed || c->rst_seen;
+}
+
+/* Once the connection is over, free the per-flow containers (state stays
+ * bounded on long captures of many flows). */
 static void release_if_over(tapo_conv *c, const tapo_packet *p)
 {
     if (p->header_valid && (p->flags & TAPO_TCP_RST))
         c->rst_seen = true;
-    bool closed = true;
-    for (int e = 0; e < 2; e++)
-        closed = closed && c->ep[e].fin_sent && c->ep[e].snd_una >= c->ep[e].snd_nxt;
-    if (closed || c->rst_seen) {
+    if (tapo_conv_is_over(c)) {
         tapo_sender_release(&c->ep[0]);
         tapo_sender_release(&c->ep[1]);
     }
@@ -529,7 +546,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         restart_endpoint(c, p->from, cfg);
         break;
     case HANDSHAKE_STRAY:
-        c->strays++;
+        c->events.strays++;
         return NULL;   /* another connection's packet: it changes nothing here */
     case HANDSHAKE_SAME:
         break;
@@ -538,6 +555,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         c->port[p->from] = p->src_port;
         c->port[1 - p->from] = p->dst_port;
     }
+    note_capture_clock(c, p);
     /* p's own turnaround first: a SYN-ACK tells how far the capture point
      * is from its sender before it is placed on that sender's timeline. */
     note_handshake(c, p, cfg);
@@ -584,7 +602,9 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         }
         /* Chosen with p counted: the first byte of a response makes its
          * sender a data sender. */
-        scratch.sender_at_packet = tapo_conv_sender(c, cfg, &scratch, &scratch.sender_basis_at_packet);
+        tapo_conv_summary sum;
+        tapo_conv_summarize(c, &sum);
+        scratch.sender_at_packet = tapo_conv_sender(&sum, cfg, &scratch, &scratch.sender_basis_at_packet);
         rec = settle(c, &scratch, stalled, alloc, alloc_ctx);
         remember_peer_stall(c, p, gaps, rec);
     }
@@ -599,33 +619,52 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
 
 /* ---- the sender and the verdict ------------------------------------- */
 
-static int forced_sender(const tapo_conv *c, const tapo_config *cfg, bool *forced)
+void tapo_conv_summarize(const tapo_conv *c, tapo_conv_summary *sum)
+{
+    for (int e = 0; e < 2; e++) {
+        sum->payload_bytes[e] = c->ep[e].payload_bytes;
+        sum->port[e] = c->port[e];
+    }
+    sum->initiator = c->initiator;
+}
+
+void tapo_conv_resume(tapo_conv *c, const tapo_conv_summary *sum)
+{
+    for (int e = 0; e < 2; e++) {
+        c->ep[e].payload_bytes = sum->payload_bytes[e];
+        c->port[e] = sum->port[e];
+    }
+    c->initiator = sum->initiator;
+    c->has_prev = true;   /* not the first packet: it may end a stall */
+}
+
+static int forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, bool *forced)
 {
     *forced = true;
     if (cfg->sender_mode == TAPO_SENDER_PORTS && cfg->is_server_port) {
-        bool server0 = cfg->is_server_port(c->port[0], cfg->is_server_port_data);
-        bool server1 = cfg->is_server_port(c->port[1], cfg->is_server_port_data);
+        bool server0 = cfg->is_server_port(sum->port[0], cfg->is_server_port_data);
+        bool server1 = cfg->is_server_port(sum->port[1], cfg->is_server_port_data);
         if (server0 != server1)
             return server0 ? 0 : 1;
     }
-    if (c->initiator >= 0 && cfg->sender_mode == TAPO_SENDER_RESPONDER)
-        return 1 - c->initiator;
-    if (c->initiator >= 0 && cfg->sender_mode == TAPO_SENDER_INITIATOR)
-        return c->initiator;
+    if (sum->initiator >= 0 && cfg->sender_mode == TAPO_SENDER_RESPONDER)
+        return 1 - sum->initiator;
+    if (sum->initiator >= 0 && cfg->sender_mode == TAPO_SENDER_INITIATOR)
+        return sum->initiator;
     *forced = false;
     return -1;
 }
 
-int tapo_conv_sender(const tapo_conv *c, const tapo_config *cfg, const tapo_stall_record *rec,
-                     tapo_basis *basis)
+int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
+                     const tapo_stall_record *rec, tapo_basis *basis)
 {
     bool forced;
-    int sender = forced_sender(c, cfg, &forced);
+    int sender = forced_sender(sum, cfg, &forced);
     if (forced) {
         *basis = TAPO_BASIS_PREFERENCE;
         return sender;
     }
-    uint64_t bytes0 = c->ep[0].payload_bytes, bytes1 = c->ep[1].payload_bytes;
+    uint64_t bytes0 = sum->payload_bytes[0], bytes1 = sum->payload_bytes[1];
     if (rec && bytes0 >= TAPO_BULK_BYTES && bytes1 >= TAPO_BULK_BYTES) {
         /* Both send bulk data in turns: the side whose data was in flight. */
         bool out0 = rec->view[0].snap.packets_out > 0, out1 = rec->view[1].snap.packets_out > 0;
@@ -634,7 +673,7 @@ int tapo_conv_sender(const tapo_conv *c, const tapo_config *cfg, const tapo_stal
             return out0 ? 0 : 1;
         }
     }
-    if (c->initiator < 0) {
+    if (sum->initiator < 0) {
         /* No handshake: the heavier sender so far; on a tie the endpoint
          * that received the first packet seen (usually the server). */
         *basis = bytes0 != bytes1 ? TAPO_BASIS_DATA : TAPO_BASIS_DEFAULT;
@@ -642,29 +681,31 @@ int tapo_conv_sender(const tapo_conv *c, const tapo_config *cfg, const tapo_stal
     }
     /* The responder, unless the initiator has sent more, and enough to be
      * more than a request: an upload. */
-    int responder = 1 - c->initiator;
-    uint64_t responder_bytes = responder ? bytes1 : bytes0, initiator_bytes = responder ? bytes0 : bytes1;
+    int responder = 1 - sum->initiator;
+    uint64_t responder_bytes = sum->payload_bytes[responder];
+    uint64_t initiator_bytes = sum->payload_bytes[sum->initiator];
     if (initiator_bytes > responder_bytes && initiator_bytes >= TAPO_SENDER_SWITCH_BYTES) {
         *basis = TAPO_BASIS_DATA;
-        return c->initiator;
+        return sum->initiator;
     }
     *basis = responder_bytes > 0 ? TAPO_BASIS_DATA : TAPO_BASIS_HANDSHAKE;
     return responder;
 }
 
-bool tapo_conv_sender_looks_reversed(const tapo_conv *c, int sender, const tapo_config *cfg)
+bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,
+                                     const tapo_config *cfg)
 {
     if (cfg->sender_mode == TAPO_SENDER_AUTO)
         return false;
-    uint64_t mine = c->ep[sender].payload_bytes, theirs = c->ep[1 - sender].payload_bytes;
+    uint64_t mine = sum->payload_bytes[sender], theirs = sum->payload_bytes[1 - sender];
     return theirs >= TAPO_REVERSED_MIN_BYTES && theirs > TAPO_REVERSED_RATIO * mine;
 }
 
-bool tapo_conv_verdict(const tapo_conv *c, const tapo_stall_record *rec, const tapo_config *cfg,
-                       bool final, tapo_verdict *v)
+bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *rec,
+                       const tapo_config *cfg, bool final, tapo_verdict *v)
 {
     tapo_basis basis = rec->sender_basis_at_packet;
-    int sender = final ? tapo_conv_sender(c, cfg, rec, &basis) : rec->sender_at_packet;
+    int sender = final ? tapo_conv_sender(sum, cfg, rec, &basis) : rec->sender_at_packet;
     const tapo_stall_view *view = &rec->view[sender];
     if (!view->stalled || (final && view->revoked))
         return false;
@@ -672,10 +713,10 @@ bool tapo_conv_verdict(const tapo_conv *c, const tapo_stall_record *rec, const t
     v->final = final;
     v->sender = sender;
     v->sender_basis = basis;
-    v->sender_role = c->initiator < 0 ? -1 : (sender == c->initiator ? TAPO_ROLE_INITIATOR
-                                                                    : TAPO_ROLE_RESPONDER);
+    v->sender_role = sum->initiator < 0 ? -1 : (sender == sum->initiator ? TAPO_ROLE_INITIATOR
+                                                                        : TAPO_ROLE_RESPONDER);
     v->view = view;
-    uint64_t total = final ? c->ep[sender].payload_bytes : view->bytes_at_packet;
+    uint64_t total = final ? sum->payload_bytes[sender] : view->bytes_at_packet;
     double position = total ? (double)view->snap.cur.data_offset / (double)total : 0.0;
     v->position = fmin(1.0, position);
     return true;

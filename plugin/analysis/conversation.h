@@ -46,6 +46,11 @@
 /* and a larger jump says nothing about packets lost, count. */
 #define TAPO_IP_ID_MAX_UNSEEN 64
 
+/* A gap longer than this is more likely the capture's clock jumping (a
+ * merged file, a clock step) than a connection idle that long; it still
+ * counts, with a note. */
+#define TAPO_CLOCK_JUMP_S 86400.0      /* seconds: a day */
+
 /* How precisely a sender packet is placed on its sender's timeline away
  * from the sender: a TSval tick, or a share of the round trip (jitter). */
 #define TAPO_PLACEMENT_MARGIN_S 0.002
@@ -60,6 +65,23 @@ typedef struct tapo_ip_ids {
 } tapo_ip_ids;
 
 typedef tapo_stall_record *(*tapo_record_alloc)(void *ctx);
+
+/* What happened to a connection that the user should hear of: counts that
+ * a caller compares before and after a packet. */
+typedef struct tapo_conv_events {
+    uint32_t restarts;            /* times a new connection started on the same ports, count */
+    uint32_t strays;              /* SYN-ACKs of another connection ignored, count */
+    uint32_t time_backwards;      /* packets stamped before the latest one seen, count */
+    uint32_t time_jumps;          /* gaps over TAPO_CLOCK_JUMP_S, count */
+} tapo_conv_events;
+
+/* What rendering a connection's verdicts needs once its state is gone
+ * (tapo_conv_is_over): the sender is chosen from these with hindsight. */
+typedef struct tapo_conv_summary {
+    uint64_t payload_bytes[2];    /* new payload each endpoint sent, bytes */
+    int initiator;                /* endpoint that sent the SYN; -1 unknown */
+    uint16_t port[2];             /* TCP port of each endpoint */
+} tapo_conv_summary;
 
 typedef struct tapo_conv {
     tapo_sender ep[2];            /* each endpoint as a sender; 0 sent the first packet seen */
@@ -85,8 +107,8 @@ typedef struct tapo_conv {
     tapo_packet recent[TAPO_RECENT_PACKETS]; /* last packets, to spot frames captured twice */
     unsigned recent_next;         /* ring position of the next insertion */
     bool rst_seen;                /* a reset ended the connection */
-    uint32_t restarts;            /* times a new connection started on the same ports, count */
-    uint32_t strays;              /* SYN-ACKs of another connection ignored, count */
+    double latest_time_s;         /* the latest capture time seen, seconds */
+    tapo_conv_events events;
 } tapo_conv;
 
 void tapo_conv_init(tapo_conv *c, const tapo_config *cfg);
@@ -101,21 +123,33 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
 tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config *cfg,
                                tapo_basis *basis);
 
+/* True once no later packet can change a verdict: both FINs acknowledged,
+ * or a reset.  The caller may then keep only the summary (memory bound on
+ * endless captures); a later packet of the connection starts a fresh
+ * state resumed from it. */
+bool tapo_conv_is_over(const tapo_conv *c);
+
+void tapo_conv_summarize(const tapo_conv *c, tapo_conv_summary *sum);
+
+/* Continues a connection whose state was dropped: counts and roles go on. */
+void tapo_conv_resume(tapo_conv *c, const tapo_conv_summary *sum);
+
 /* The endpoint analysed as the sender now (one pass: so far; at the end of
  * the capture: with hindsight), and how it was chosen.  rec, when given,
  * lets a stall of a connection where both endpoints send bulk data be
  * analysed from the side whose data was in flight. */
-int tapo_conv_sender(const tapo_conv *c, const tapo_config *cfg, const tapo_stall_record *rec,
-                     tapo_basis *basis);
+int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
+                     const tapo_stall_record *rec, tapo_basis *basis);
 
 /* True when a forced sender's peer sent much more payload: the capture is
  * probably an upload and the preference is wrong. */
-bool tapo_conv_sender_looks_reversed(const tapo_conv *c, int sender, const tapo_config *cfg);
+bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,
+                                     const tapo_config *cfg);
 
 /* The verdict for a stall, with what was known at the packet (final false)
  * or with the whole capture (final true).  False when, for the sender
  * chosen in that pass, the packet ends no stall. */
-bool tapo_conv_verdict(const tapo_conv *c, const tapo_stall_record *rec, const tapo_config *cfg,
-                       bool final, tapo_verdict *v);
+bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *rec,
+                       const tapo_config *cfg, bool final, tapo_verdict *v);
 
 #endif /* TAPO_CONVERSATION_H */

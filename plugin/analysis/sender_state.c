@@ -36,7 +36,9 @@ uint32_t tapo_sender_mss(const tapo_sender *s)
     uint32_t option = s->mss_option_min;
     if (option == 0)
         return s->largest_segment ? s->largest_segment : TAPO_MSS_FALLBACK;
-    if (s->largest_segment < option && s->largest_segment >= TAPO_FULL_SEGMENT_SHARE * option)
+    if (s->largest_segment < option &&
+        (s->largest_segment >= TAPO_FULL_SEGMENT_SHARE * option ||
+         (option > TAPO_MSS_JUMBO && s->largest_segment >= TAPO_MSS_CLASSIC_MIN)))
         return s->largest_segment;
     return option;
 }
@@ -48,7 +50,7 @@ double tapo_sender_threshold(const tapo_sender *s, const tapo_config *cfg)
 
 static void note_mss_option(tapo_sender *s, uint16_t mss_option)
 {
-    if (mss_option && (s->mss_option_min == 0 || mss_option < s->mss_option_min))
+    if (mss_option >= TAPO_MSS_OPTION_MIN && (s->mss_option_min == 0 || mss_option < s->mss_option_min))
         s->mss_option_min = mss_option;
 }
 
@@ -560,12 +562,15 @@ static tapo_rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet 
     for (unsigned i = 0; i < p->sack_count && i < TAPO_MAX_SACK_BLOCKS; i++) {
         int64_t left = tapo_seq_offset(&s->seq, p->sack_left_raw[i]);
         int64_t right = tapo_seq_offset(&s->seq, p->sack_right_raw[i]);
-        if (right <= left || right - left > TAPO_ACK_AHEAD_LIMIT)
+        if (right <= left || right - left > TAPO_ACK_AHEAD_LIMIT ||
+            right - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
             continue;
         if (is_dsack(p, i, left, right, ack, s)) {
             tapo_sb_dsack(&s->sb, left, right, mss, listener);
             continue;
         }
+        if (left < ack)
+            continue;   /* as Linux (tcp_is_sackblock_valid): no SACK reaches below the ACK */
         s->sack_seen = true;
         tapo_sb_feedback fb;
         tapo_sb_sack(&s->sb, left, right, mss, listener, &fb);

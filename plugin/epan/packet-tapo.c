@@ -41,9 +41,13 @@ static int pref_sender = TAPO_SENDER_AUTO;
 static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
 static range_t *pref_server_ports;
 
-/* One TCP connection (tcp.stream) and how to tell its endpoints apart. */
+/* One TCP connection (tcp.stream) and how to tell its endpoints apart.
+ * Its state lives while the connection is open; once it is over only the
+ * summary stays (the memory a long capture holds depends on the
+ * connections open at once, not on how many there were). */
 typedef struct tapo_flow {
-    tapo_conv conv;
+    tapo_conv *conv;            /* NULL once the connection is over */
+    tapo_conv_summary summary;  /* kept when conv is dropped */
     address first_src;          /* source address of endpoint 0 */
     uint16_t first_port;        /* source port of endpoint 0 */
     uint32_t vantage_note_frame;/* the stall that carries the note about the vantage; 0 none yet */
@@ -88,11 +92,40 @@ static void tapo_init(void)
     flows = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
 }
 
+static void drop_state(tapo_flow *flow)
+{
+    tapo_conv_destroy(flow->conv);
+    g_free(flow->conv);
+    flow->conv = NULL;
+}
+
 static void destroy_flow(gpointer key, gpointer value, gpointer user_data)
 {
     (void)key;
     (void)user_data;
-    tapo_conv_destroy(&((tapo_flow *)value)->conv);
+    tapo_flow *flow = value;
+    if (flow->conv)
+        drop_state(flow);
+}
+
+/* The summary verdicts are computed from: the live state's, or the one kept. */
+static const tapo_conv_summary *flow_summary(tapo_flow *flow)
+{
+    if (flow->conv)
+        tapo_conv_summarize(flow->conv, &flow->summary);
+    return &flow->summary;
+}
+
+/* A packet of a connection whose state was dropped starts a fresh state
+ * that goes on from the summary. */
+static tapo_conv *live_state(tapo_flow *flow)
+{
+    if (!flow->conv) {
+        flow->conv = g_new0(tapo_conv, 1);
+        tapo_conv_init(flow->conv, &cfg);
+        tapo_conv_resume(flow->conv, &flow->summary);
+    }
+    return flow->conv;
 }
 
 static void tapo_cleanup(void)
@@ -110,7 +143,8 @@ static tapo_flow *flow_for(uint32_t stream, packet_info *pinfo, const tapo_packe
     if (flow)
         return flow;
     flow = wmem_new0(wmem_file_scope(), tapo_flow);
-    tapo_conv_init(&flow->conv, &cfg);
+    flow->conv = g_new0(tapo_conv, 1);
+    tapo_conv_init(flow->conv, &cfg);
     copy_address_wmem(wmem_file_scope(), &flow->first_src, &pinfo->src);
     flow->first_port = pkt->src_port;
     wmem_map_insert(flows, GUINT_TO_POINTER(stream), flow);
@@ -169,15 +203,25 @@ static tapo_frame_stall *analyse(proto_tree *tree, packet_info *pinfo)
         p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START,
                          GUINT_TO_POINTER(stream + 1));
     pkt.from = endpoint_of(flow, pinfo, &pkt);
-    uint32_t restarts = flow->conv.restarts, strays = flow->conv.strays;
+    tapo_conv *conv = live_state(flow);
+    tapo_conv_events before = conv->events, *now = &conv->events;
     alloc_ctx ctx = { pinfo, flow, stream, NULL };
-    tapo_conv_process(&flow->conv, &pkt, &cfg, alloc_frame_stall, &ctx);
-    tapo_frame_note note = flow->conv.restarts != restarts ? TAPO_NOTE_RESTART
-                         : flow->conv.strays != strays ? TAPO_NOTE_STRAY : TAPO_NOTE_NONE;
+    tapo_conv_process(conv, &pkt, &cfg, alloc_frame_stall, &ctx);
+    /* The time-order note once per connection: a file out of order says it
+     * on every packet otherwise. */
+    tapo_frame_note note = now->restarts != before.restarts ? TAPO_NOTE_RESTART
+                         : now->strays != before.strays ? TAPO_NOTE_STRAY
+                         : now->time_jumps != before.time_jumps ? TAPO_NOTE_TIME_JUMP
+                         : now->time_backwards && !before.time_backwards ? TAPO_NOTE_TIME_BACKWARDS
+                         : TAPO_NOTE_NONE;
     if (note != TAPO_NOTE_NONE)
         p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE, GUINT_TO_POINTER(note));
     if (ctx.fs)
         choose_vantage_note(flow, ctx.fs);
+    if (tapo_conv_is_over(conv)) {
+        tapo_conv_summarize(conv, &flow->summary);
+        drop_state(flow);
+    }
     return ctx.fs;
 }
 
@@ -212,13 +256,14 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
         return 0;
     /* Hindsight: a visited frame is rendered after the whole capture. */
     tapo_verdict verdict;
-    if (!tapo_conv_verdict(&fs->flow->conv, &fs->rec, &cfg, visited, &verdict))
+    const tapo_conv_summary *sum = flow_summary(fs->flow);
+    if (!tapo_conv_verdict(sum, &fs->rec, &cfg, visited, &verdict))
         return 0;   /* a stall only for the endpoint not analysed in this pass */
     tapo_render_notes notes = {
-        .sender_reversed = tapo_conv_sender_looks_reversed(&fs->flow->conv, verdict.sender, &cfg),
+        .sender_reversed = tapo_conv_sender_looks_reversed(sum, verdict.sender, &cfg),
         .vantage = fs->flow->vantage_note_frame == fs->rec.frame &&
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
-        .sender_port = fs->flow->conv.port[verdict.sender],
+        .sender_port = sum->port[verdict.sender],
     };
     tapo_render_stall(tvb, pinfo, tree, proto_tapo, &fs->rec, &verdict, &notes);
     queue_tap(pinfo, TAPO_TAP_STALL, fs->stream, fs, &verdict);

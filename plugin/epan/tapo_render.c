@@ -54,6 +54,8 @@ static expert_field ei_vantage_receiver = EI_INIT;
 static expert_field ei_vantage_middle = EI_INIT;
 static expert_field ei_restart = EI_INIT;
 static expert_field ei_stray = EI_INIT;
+static expert_field ei_time_backwards = EI_INIT;
+static expert_field ei_time_jump = EI_INIT;
 
 #define FIELD(var, name, abbrev, type, display, blurb) \
     { &var, { name, abbrev, type, display, NULL, 0x0, blurb, HFILL } }
@@ -176,6 +178,12 @@ void tapo_render_register(int proto)
         { &ei_stray, { "tapo.expert.stray_syn_ack", PI_SEQUENCE, PI_NOTE,
           "TAPO: a second SYN-ACK with another initial sequence number, after the connection "
           "was established: another connection's, ignored", EXPFILL } },
+        { &ei_time_backwards, { "tapo.expert.time_backwards", PI_SEQUENCE, PI_WARN,
+          "TAPO: the capture is not in time order (this packet is stamped before an earlier "
+          "one): gaps are measured from the latest packet; sort it with reordercap", EXPFILL } },
+        { &ei_time_jump, { "tapo.expert.time_jump", PI_SEQUENCE, PI_WARN,
+          "TAPO: more than a day since the connection's previous packet: the capture's clock "
+          "may have jumped; the stall it ends counts the whole gap", EXPFILL } },
     };
     expert_register_field_array(module, ei_other, array_length(ei_other));
 }
@@ -322,9 +330,18 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
 void tapo_render_frame_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                             tapo_frame_note note)
 {
-    bool restart = note == TAPO_NOTE_RESTART;
+    static const struct {
+        const char *text;            /* appended to the TAPO item */
+        expert_field *ei;
+    } notes[] = {
+        [TAPO_NOTE_RESTART] = { ": a new connection on the same ports", &ei_restart },
+        [TAPO_NOTE_STRAY] = { ": another connection's SYN-ACK, ignored", &ei_stray },
+        [TAPO_NOTE_TIME_BACKWARDS] = { ": stamped before an earlier packet", &ei_time_backwards },
+        [TAPO_NOTE_TIME_JUMP] = { ": more than a day after the previous packet", &ei_time_jump },
+    };
+    if (note <= TAPO_NOTE_NONE || (unsigned)note >= array_length(notes))
+        return;
     proto_item *top = proto_tree_add_item(tree, proto, tvb, 0, 0, ENC_NA);
-    proto_item_append_text(top, restart ? ": a new connection on the same ports"
-                                        : ": another connection's SYN-ACK, ignored");
-    expert_add_info(pinfo, top, restart ? &ei_restart : &ei_stray);
+    proto_item_append_text(top, "%s", notes[note].text);
+    expert_add_info(pinfo, top, notes[note].ei);
 }

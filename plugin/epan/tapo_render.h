@@ -31,7 +31,9 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
 typedef enum {
     TAPO_NOTE_NONE,
     TAPO_NOTE_RESTART,           /* a new connection began on the same ports */
-    TAPO_NOTE_STRAY              /* a SYN-ACK of another connection was ignored */
+    TAPO_NOTE_STRAY,             /* a SYN-ACK of another connection was ignored */
+    TAPO_NOTE_TIME_BACKWARDS,    /* the first packet of the connection stamped before an earlier one */
+    TAPO_NOTE_TIME_JUMP          /* a gap of more than a day */
 } tapo_frame_note;
 
 void tapo_render_frame_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,

@@ -100,19 +100,28 @@ uint32_t tb_sack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t
     return tb_packet(b, from, t, seq, ack, 0, TAPO_TCP_ACK, window, 1, sack);
 }
 
+tapo_conv_summary tb_summary(tb *b)
+{
+    tapo_conv_summary sum;
+    tapo_conv_summarize(&b->conv, &sum);
+    return sum;
+}
+
 /* A stall for the sender chosen with the whole capture (two passes). */
 bool tb_is_stall(tb *b, uint32_t frame)
 {
     tapo_verdict v;
+    tapo_conv_summary sum = tb_summary(b);
     return frame <= TB_MAX_FRAMES && b->records[frame] != NULL &&
-           tapo_conv_verdict(&b->conv, b->records[frame], &b->cfg, true, &v);
+           tapo_conv_verdict(&sum, b->records[frame], &b->cfg, true, &v);
 }
 
 tapo_verdict tb_verdict(tb *b, uint32_t frame, bool final)
 {
     tapo_verdict v;
+    tapo_conv_summary sum = tb_summary(b);
     if (frame > TB_MAX_FRAMES || !b->records[frame] ||
-        !tapo_conv_verdict(&b->conv, b->records[frame], &b->cfg, final, &v))
+        !tapo_conv_verdict(&sum, b->records[frame], &b->cfg, final, &v))
         g_error("frame %u is not a stall (%s)", frame, final ? "two-pass" : "one-pass");
     return v;
 }

@@ -48,6 +48,9 @@ uint32_t tb_ack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t 
 uint32_t tb_sack(tb *b, int from, double t, uint32_t ack, uint32_t seq, uint32_t window,
                  uint32_t left, uint32_t right);
 
+/* The connection's summary as it stands (what verdicts are computed from). */
+tapo_conv_summary tb_summary(tb *b);
+
 /* Verdict of a frame; aborts the test when it is not a stall. */
 tapo_verdict tb_verdict(tb *b, uint32_t frame, bool final);
 /* The analysed sender's view of a stall (two passes). */

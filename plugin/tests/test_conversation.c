@@ -519,7 +519,8 @@ static void test_mid_connection(void)
     tb_packet(&b, SERVER, 0.05, 1, 1, MSS, TAPO_TCP_ACK, 200, 0, NULL);
     tb_packet(&b, CLIENT, 0.15, 1, 1 + MSS, 0, TAPO_TCP_ACK, 200, 0, NULL);
     tapo_basis basis;
-    g_assert_cmpint(tapo_conv_sender(&b.conv, &b.cfg, NULL, &basis), ==, SERVER);
+    tapo_conv_summary sum = tb_summary(&b);
+    g_assert_cmpint(tapo_conv_sender(&sum, &b.cfg, NULL, &basis), ==, SERVER);
     uint32_t pause = tb_packet(&b, SERVER, 1.0, 1 + MSS, 1, MSS, TAPO_TCP_ACK, 200, 0, NULL);
     assert_both(&b, pause, TAPO_CAUSE_RESOURCE_CONSTRAINT);
     g_assert_true(tb_record(&b, pause)->snap.rwnd_seen);
@@ -557,7 +558,14 @@ static bool port_is_80(uint16_t port, void *data)
 
 static int sender_of(tb *b, tapo_basis *basis)
 {
-    return tapo_conv_sender(&b->conv, &b->cfg, NULL, basis);
+    tapo_conv_summary sum = tb_summary(b);
+    return tapo_conv_sender(&sum, &b->cfg, NULL, basis);
+}
+
+static bool looks_reversed(tb *b, int sender)
+{
+    tapo_conv_summary sum = tb_summary(b);
+    return tapo_conv_sender_looks_reversed(&sum, sender, &b->cfg);
 }
 
 static void test_sender_preference(void)
@@ -570,13 +578,13 @@ static void test_sender_preference(void)
     b.cfg.sender_mode = TAPO_SENDER_INITIATOR;
     g_assert_cmpint(sender_of(&b, &basis), ==, CLIENT);
     g_assert_cmpint(basis, ==, TAPO_BASIS_PREFERENCE);
-    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, SERVER, &b.cfg));
+    g_assert_false(looks_reversed(&b, SERVER));
     /* An upload: the client sends 100 KB, the server almost nothing. */
     for (int i = 0; i < 70; i++)
         tb_data(&b, CLIENT, 0.2 + i * 0.001, 1 + (uint32_t)i * MSS, MSS, 1);
     b.cfg.sender_mode = TAPO_SENDER_RESPONDER;
-    g_assert_true(tapo_conv_sender_looks_reversed(&b.conv, SERVER, &b.cfg));
-    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, CLIENT, &b.cfg));
+    g_assert_true(looks_reversed(&b, SERVER));
+    g_assert_false(looks_reversed(&b, CLIENT));
     b.cfg.sender_mode = TAPO_SENDER_PORTS;
     b.cfg.is_server_port = port_is_80;
     g_assert_cmpint(sender_of(&b, &basis), ==, SERVER);
@@ -584,7 +592,7 @@ static void test_sender_preference(void)
     b.cfg.sender_mode = TAPO_SENDER_AUTO;
     g_assert_cmpint(sender_of(&b, &basis), ==, CLIENT);
     g_assert_cmpint(basis, ==, TAPO_BASIS_DATA);
-    g_assert_false(tapo_conv_sender_looks_reversed(&b.conv, SERVER, &b.cfg));
+    g_assert_false(looks_reversed(&b, SERVER));
     tb_free(&b);
 }
 

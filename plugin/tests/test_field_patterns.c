@@ -164,7 +164,7 @@ static void test_restart_on_the_same_ports(void)
     b.isn[CLIENT] = 3000000000u;
     b.isn[SERVER] = 123456;
     tb_handshake(&b, 5.0, 0.1, WIN, WIN);
-    g_assert_cmpuint(b.conv.restarts, ==, 1);
+    g_assert_cmpuint(b.conv.events.restarts, ==, 1);
     tb_data(&b, CLIENT, 5.1001, 1, REQ, 1);
     tb_ack(&b, SERVER, 5.101, 1 + REQ, 1, WIN);
     uint32_t think = server_seg(&b, 5.6, 0);
@@ -189,7 +189,7 @@ static void test_stray_syn_ack_is_ignored(void)
     b.isn[SERVER] = 77777777;
     uint32_t stray = tb_packet(&b, SERVER, 0.3, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
     b.isn[SERVER] = saved;
-    g_assert_cmpuint(b.conv.strays, ==, 1);
+    g_assert_cmpuint(b.conv.events.strays, ==, 1);
     g_assert_false(tb_is_stall(&b, stray));
     for (int i = 0; i < 3; i++)
         server_seg(&b, 0.7 + i * 0.0001, i);
