@@ -1,0 +1,65 @@
+/* fuzz_conversation.c: feeds arbitrary packet sequences (packet_stream.h)
+ * to one conversation and renders every stall in both passes, checking the
+ * verdicts' invariants.  Built as a libFuzzer target with clang
+ * (-DTAPO_FUZZ=ON), or with standalone_main.c to replay inputs (the
+ * regression test of every input that once crashed).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <glib.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "classifier.h"
+#include "conversation.h"
+#include "packet_stream.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static tapo_stall_record *new_record(void *ctx)
+{
+    tapo_stall_record *rec = g_new0(tapo_stall_record, 1);
+    g_ptr_array_add(ctx, rec);
+    return rec;
+}
+
+/* What every verdict must satisfy, whatever the input. */
+static void check_verdict(const tapo_verdict *v)
+{
+    const tapo_snapshot *s = &v->view->snap;
+    if ((unsigned)v->cause >= TAPO_CAUSE_COUNT || (unsigned)v->category >= TAPO_CATEGORY_COUNT)
+        abort();
+    if (v->retransmission != tapo_cause_get(v->cause)->retransmission)
+        abort();
+    if (v->in_flight != tapo_in_flight(s, v->lost_out))
+        abort();
+    if (!(v->position >= 0.0 && v->position <= 1.0))
+        abort();
+    if (!(s->duration_s >= 0.0) || !(s->threshold_s >= 0.0) || (unsigned)s->vantage >= TAPO_VANTAGE_COUNT)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    tapo_config cfg;
+    tapo_stream_reader r;
+    tapo_stream_open(&r, data, size, &cfg);
+    tapo_conv conv;
+    tapo_conv_init(&conv, &cfg);
+    GPtrArray *records = g_ptr_array_new_with_free_func(g_free);
+    tapo_packet p;
+    while (tapo_stream_next(&r, &p))
+        tapo_conv_process(&conv, &p, &cfg, new_record, records);
+    tapo_conv_summary sum;
+    tapo_conv_summarize(&conv, &sum);
+    for (unsigned i = 0; i < records->len; i++) {
+        for (int final = 0; final < 2; final++) {
+            tapo_verdict v;
+            if (tapo_conv_verdict(&sum, records->pdata[i], &cfg, final, &v))
+                check_verdict(&v);
+        }
+    }
+    tapo_conv_destroy(&conv);
+    g_ptr_array_free(records, TRUE);
+    return 0;
+}
