@@ -263,9 +263,8 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
         .sender_reversed = tapo_conv_sender_looks_reversed(sum, verdict.sender, &cfg),
         .vantage = fs->flow->vantage_note_frame == fs->rec.frame &&
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
-        .sender_port = sum->port[verdict.sender],
     };
-    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &fs->rec, &verdict, &notes);
+    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &notes);
     queue_tap(pinfo, TAPO_TAP_STALL, fs->stream, fs, &verdict);
     return 0;
 }

@@ -7,43 +7,11 @@
 
 #include <epan/expert.h>
 
-static int hf_stall = -1;
-static int hf_cause = -1;
-static int hf_category = -1;
-static int hf_retransmission = -1;
-static int hf_duration = -1;
-static int hf_threshold = -1;
-static int hf_srtt = -1;
-static int hf_rto = -1;
-static int hf_prev_frame = -1;
-static int hf_ca_state = -1;
-static int hf_in_flight = -1;
-static int hf_packets_out = -1;
-static int hf_sacked_out = -1;
-static int hf_lost_out = -1;
-static int hf_retrans_out = -1;
-static int hf_holes = -1;
-static int hf_dupthres = -1;
-static int hf_rwnd = -1;
-static int hf_init_rwnd = -1;
-static int hf_mss = -1;
-static int hf_retrans_count = -1;
-static int hf_first_retrans = -1;
-static int hf_spurious = -1;
-static int hf_position = -1;
-static int hf_file_pos = -1;
-static int hf_pkt_dir = -1;
-static int hf_final = -1;
-static int hf_hint = -1;
-static int hf_vantage = -1;
-static int hf_vantage_basis = -1;
-static int hf_sender = -1;
-static int hf_sender_basis = -1;
-static int hf_sender_port = -1;
-static int hf_inferred = -1;
-static int hf_rtt_to_sender = -1;
-static int hf_rtt_to_receiver = -1;
+#include "stall_fields.h"
 
+static int hf_stall = -1;
+/* By tapo_field_id: the fields of stall_fields.h. */
+static int hf_fields[TAPO_F_COUNT];
 static int ett_stall = -1;
 
 /* One expert info per cause: the Expert Information dialog then counts
@@ -57,88 +25,36 @@ static expert_field ei_stray = EI_INIT;
 static expert_field ei_time_backwards = EI_INIT;
 static expert_field ei_time_jump = EI_INIT;
 
-#define FIELD(var, name, abbrev, type, display, blurb) \
-    { &var, { name, abbrev, type, display, NULL, 0x0, blurb, HFILL } }
+/* Wireshark's type and display for each kind of field. */
+static void field_kind(tapo_field_type type, enum ftenum *ft, int *display)
+{
+    switch (type) {
+    case TAPO_FIELD_STRING: *ft = FT_STRING; *display = BASE_NONE; break;
+    case TAPO_FIELD_BOOL: *ft = FT_BOOLEAN; *display = BASE_NONE; break;
+    case TAPO_FIELD_SECONDS: *ft = FT_RELATIVE_TIME; *display = BASE_NONE; break;
+    case TAPO_FIELD_UINT: *ft = FT_UINT32; *display = BASE_DEC; break;
+    case TAPO_FIELD_FRAME: *ft = FT_FRAMENUM; *display = BASE_NONE; break;
+    case TAPO_FIELD_PORT: *ft = FT_UINT16; *display = BASE_DEC; break;
+    case TAPO_FIELD_DOUBLE: *ft = FT_DOUBLE; *display = BASE_NONE; break;
+    }
+}
 
 void tapo_render_register(int proto)
 {
-    static hf_register_info hf[] = {
-        FIELD(hf_stall, "Stall", "tapo.stall", FT_NONE, BASE_NONE,
-              "This packet ends a TCP stall (spec section 3)"),
-        FIELD(hf_cause, "Cause", "tapo.stall.cause", FT_STRING, BASE_NONE,
-              "Why the connection stalled (the TAPO decision tree)"),
-        FIELD(hf_category, "Category", "tapo.stall.category", FT_STRING, BASE_NONE,
-              "server, client, network or unknown"),
-        FIELD(hf_retransmission, "Timeout retransmission", "tapo.stall.retransmission", FT_BOOLEAN,
-              BASE_NONE, "The stall ended with a retransmission (spec rule 1)"),
-        FIELD(hf_duration, "Duration", "tapo.stall.duration", FT_RELATIVE_TIME, BASE_NONE,
-              "Gap before this packet, seconds"),
-        FIELD(hf_threshold, "Threshold", "tapo.stall.threshold", FT_RELATIVE_TIME, BASE_NONE,
-              "min(tau * SRTT, RTO) that the gap exceeded, seconds"),
-        FIELD(hf_srtt, "SRTT", "tapo.stall.srtt", FT_RELATIVE_TIME, BASE_NONE,
-              "Sender's smoothed RTT at the stall's start, seconds (RFC 6298)"),
-        FIELD(hf_rto, "RTO", "tapo.stall.rto", FT_RELATIVE_TIME, BASE_NONE,
-              "Sender's retransmission timeout at the stall's start, seconds"),
-        FIELD(hf_prev_frame, "Previous frame", "tapo.stall.prev_frame", FT_FRAMENUM, BASE_NONE,
-              "The packet before the gap"),
-        FIELD(hf_ca_state, "Congestion state", "tapo.stall.ca_state", FT_STRING, BASE_NONE,
-              "Open, Disorder, Recovery or Loss at the stall's start"),
-        FIELD(hf_in_flight, "In flight", "tapo.stall.in_flight", FT_UINT32, BASE_DEC,
-              "packets_out + retrans_out - (sacked_out + lost_out), segments"),
-        FIELD(hf_packets_out, "Packets out", "tapo.stall.packets_out", FT_UINT32, BASE_DEC,
-              "snd_nxt - snd_una, segments"),
-        FIELD(hf_sacked_out, "SACKed out", "tapo.stall.sacked_out", FT_UINT32, BASE_DEC,
-              "Segments above snd_una covered by SACK blocks"),
-        FIELD(hf_lost_out, "Lost out", "tapo.stall.lost_out", FT_UINT32, BASE_DEC,
-              "Retransmitted segments not shown duplicate by DSACK"),
-        FIELD(hf_retrans_out, "Retransmitted out", "tapo.stall.retrans_out", FT_UINT32, BASE_DEC,
-              "Retransmitted segments not yet acknowledged"),
-        FIELD(hf_holes, "Holes", "tapo.stall.holes", FT_UINT32, BASE_DEC,
-              "Un-SACKed segments below the highest SACKed byte"),
-        FIELD(hf_dupthres, "Duplicate-ACK threshold", "tapo.stall.dupthres", FT_UINT32, BASE_DEC,
-              "3, raised by observed reordering, segments"),
-        FIELD(hf_rwnd, "Receiver window", "tapo.stall.rwnd", FT_UINT32, BASE_DEC,
-              "Receiver's last advertised window, bytes"),
-        FIELD(hf_init_rwnd, "Initial receiver window", "tapo.stall.init_rwnd", FT_UINT32, BASE_DEC,
-              "Receiver's window in its SYN, bytes"),
-        FIELD(hf_mss, "MSS", "tapo.stall.mss", FT_UINT32, BASE_DEC, "Segment size used, bytes"),
-        FIELD(hf_retrans_count, "Retransmissions", "tapo.stall.retrans_count", FT_UINT32, BASE_DEC,
-              "Times this segment has been retransmitted, this one included"),
-        FIELD(hf_first_retrans, "First retransmission", "tapo.stall.first_retrans", FT_STRING,
-              BASE_NONE, "What triggered the segment's first retransmission: fast, timeout or probe"),
-        FIELD(hf_spurious, "Spurious", "tapo.stall.spurious", FT_BOOLEAN, BASE_NONE,
-              "A DSACK proved the retransmission unnecessary"),
-        FIELD(hf_position, "Position", "tapo.stall.position", FT_DOUBLE, BASE_NONE,
-              "Place of this packet in the sender's data, 0 to 1"),
-        FIELD(hf_file_pos, "Response position", "tapo.stall.file_pos", FT_STRING, BASE_NONE,
-              "head, middle or tail of the current response"),
-        FIELD(hf_pkt_dir, "Direction", "tapo.stall.pkt_dir", FT_STRING, BASE_NONE,
-              "out (sender to receiver) or in"),
-        FIELD(hf_final, "Final", "tapo.stall.final", FT_BOOLEAN, BASE_NONE,
-              "The cause used the whole capture (two-pass); false: provisional (one pass)"),
-        FIELD(hf_hint, "Hint", "tapo.stall.hint", FT_STRING, BASE_NONE,
-              "Which mitigation addresses this cause"),
-        FIELD(hf_vantage, "Vantage", "tapo.vantage", FT_STRING, BASE_NONE,
-              "Where the capture was taken, relative to the analysed sender: sender, receiver or middle"),
-        FIELD(hf_vantage_basis, "Vantage decided by", "tapo.vantage.basis", FT_STRING, BASE_NONE,
-              "handshake, turnaround, preference, or default (nothing measured yet)"),
-        FIELD(hf_sender, "Sender", "tapo.sender", FT_STRING, BASE_NONE,
-              "The analysed sender: responder or initiator (absent without the handshake)"),
-        FIELD(hf_sender_basis, "Sender chosen by", "tapo.sender.basis", FT_STRING, BASE_NONE,
-              "data (the heavier sender), direction (the side whose data was in flight), "
-              "handshake, preference or default"),
-        FIELD(hf_sender_port, "Sender port", "tapo.sender.port", FT_UINT16, BASE_DEC,
-              "TCP port of the analysed sender"),
-        FIELD(hf_inferred, "Inferred", "tapo.stall.inferred", FT_STRING, BASE_NONE,
-              "What the verdict relies on that the capture could not see"),
-        FIELD(hf_rtt_to_sender, "RTT to the sender", "tapo.stall.rtt_to_sender", FT_RELATIVE_TIME,
-              BASE_NONE, "Round trip from the capture point to the sender and back, seconds"),
-        FIELD(hf_rtt_to_receiver, "RTT to the receiver", "tapo.stall.rtt_to_receiver",
-              FT_RELATIVE_TIME, BASE_NONE,
-              "Round trip from the capture point to the receiver and back, seconds"),
-    };
+    hf_register_info *hf = g_new0(hf_register_info, TAPO_F_COUNT + 1);
+    hf[0] = (hf_register_info){ &hf_stall, { "Stall", "tapo.stall", FT_NONE, BASE_NONE, NULL, 0x0,
+                                             "This packet ends a TCP stall (spec section 3)", HFILL } };
+    for (int i = 0; i < TAPO_F_COUNT; i++) {
+        const tapo_field_def *def = &tapo_field_defs[i];
+        enum ftenum ft = FT_NONE;
+        int display = BASE_NONE;
+        field_kind(def->type, &ft, &display);
+        hf_fields[i] = -1;
+        hf[i + 1] = (hf_register_info){ &hf_fields[i], { def->label, def->name, ft, display, NULL, 0x0,
+                                                         def->blurb, HFILL } };
+    }
+    proto_register_field_array(proto, hf, TAPO_F_COUNT + 1);
     static int *ett[] = { &ett_stall };
-    proto_register_field_array(proto, hf, array_length(hf));
     proto_register_subtree_array(ett, array_length(ett));
 
     /* Expert infos come from the vocabulary table, one per cause. */
@@ -188,7 +104,7 @@ void tapo_render_register(int proto)
     expert_register_field_array(module, ei_other, array_length(ei_other));
 }
 
-static void add_seconds(proto_tree *tree, int hf, tvbuff_t *tvb, double seconds)
+static nstime_t to_nstime(double seconds)
 {
     nstime_t t;
     nstime_set_zero(&t);
@@ -198,105 +114,45 @@ static void add_seconds(proto_tree *tree, int hf, tvbuff_t *tvb, double seconds)
         t.secs++;
         t.nsecs -= 1000000000;
     }
-    proto_item_set_generated(proto_tree_add_time(tree, hf, tvb, 0, 0, &t));
+    return t;
 }
 
-static void add_uint(proto_tree *tree, int hf, tvbuff_t *tvb, uint32_t value)
+static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const tapo_field_value *f)
 {
-    proto_item_set_generated(proto_tree_add_uint(tree, hf, tvb, 0, 0, value));
-}
-
-static void add_string(proto_tree *tree, int hf, tvbuff_t *tvb, const char *value)
-{
-    proto_item_set_generated(proto_tree_add_string(tree, hf, tvb, 0, 0, value));
-}
-
-static void add_bool(proto_tree *tree, int hf, tvbuff_t *tvb, bool value)
-{
-    proto_item_set_generated(proto_tree_add_boolean(tree, hf, tvb, 0, 0, value));
-}
-
-/* The sender state at the stall's start (paper Table 2). */
-static void add_state(proto_tree *st, tvbuff_t *tvb, const tapo_snapshot *s,
-                      const tapo_verdict *v)
-{
-    add_string(st, hf_ca_state, tvb, tapo_ca_state_name(s->ca_state));
-    add_uint(st, hf_in_flight, tvb, v->in_flight);
-    add_uint(st, hf_packets_out, tvb, s->packets_out);
-    add_uint(st, hf_sacked_out, tvb, s->sacked_out);
-    add_uint(st, hf_lost_out, tvb, v->lost_out);
-    add_uint(st, hf_retrans_out, tvb, s->retrans_out);
-    add_uint(st, hf_holes, tvb, s->holes);
-    add_uint(st, hf_dupthres, tvb, s->dupthres);
-    if (s->rwnd_seen) {
-        proto_item *rwnd = proto_tree_add_uint(st, hf_rwnd, tvb, 0, 0, s->rwnd);
-        proto_item_set_generated(rwnd);
-        if (!s->rwnd_scale_known)
-            proto_item_append_text(rwnd, " (window scale unknown: handshake not captured)");
+    if (!f->present)
+        return;
+    int hf = hf_fields[id];
+    proto_item *item = NULL;
+    switch (tapo_field_defs[id].type) {
+    case TAPO_FIELD_STRING:
+        item = proto_tree_add_string(tree, hf, tvb, 0, 0, f->s);
+        break;
+    case TAPO_FIELD_BOOL:
+        item = proto_tree_add_boolean(tree, hf, tvb, 0, 0, f->b);
+        break;
+    case TAPO_FIELD_SECONDS: {
+        nstime_t t = to_nstime(f->d);
+        item = proto_tree_add_time(tree, hf, tvb, 0, 0, &t);
+        break;
     }
-    if (s->init_rwnd)
-        add_uint(st, hf_init_rwnd, tvb, s->init_rwnd);
-    add_uint(st, hf_mss, tvb, s->mss);
-}
-
-/* What the stall-ending packet was. */
-static void add_cur(proto_tree *st, tvbuff_t *tvb, const tapo_snapshot *s,
-                    const tapo_verdict *v)
-{
-    const tapo_cur *cur = &s->cur;
-    if (cur->retrans_count) {
-        add_uint(st, hf_retrans_count, tvb, cur->retrans_count);
-        const char *first = tapo_trigger_name(cur->first_retrans);
-        if (first)
-            add_string(st, hf_first_retrans, tvb, first);
+    case TAPO_FIELD_UINT:
+    case TAPO_FIELD_FRAME:
+    case TAPO_FIELD_PORT:
+        item = proto_tree_add_uint(tree, hf, tvb, 0, 0, f->u);
+        break;
+    case TAPO_FIELD_DOUBLE:
+        item = proto_tree_add_double(tree, hf, tvb, 0, 0, f->d);
+        break;
     }
-    add_bool(st, hf_spurious, tvb, v->spurious);
-    proto_item_set_generated(proto_tree_add_double(st, hf_position, tvb, 0, 0, v->position));
-    add_string(st, hf_file_pos, tvb, tapo_file_pos_name(v->file_pos));
-    add_string(st, hf_pkt_dir, tvb, cur->dir == TAPO_DIR_OUT ? "out" : "in");
-}
-
-/* The inferred bits as one readable line. */
-static const char *inferred_line(packet_info *pinfo, unsigned bits)
-{
-    wmem_strbuf_t *buf = wmem_strbuf_new(pinfo->pool, "");
-    for (unsigned i = 0; i < TAPO_INFERRED_COUNT_BITS; i++) {
-        if (!(bits & (1u << i)))
-            continue;
-        if (wmem_strbuf_get_len(buf))
-            wmem_strbuf_append(buf, "; ");
-        wmem_strbuf_append(buf, tapo_inferred_text((tapo_inferred)(1u << i)));
-    }
-    return wmem_strbuf_get_str(buf);
-}
-
-/* Where the capture was taken and which endpoint is analysed. */
-static void add_vantage(proto_tree *st, tvbuff_t *tvb, packet_info *pinfo,
-                        const tapo_verdict *v, const tapo_render_notes *notes, proto_item *item)
-{
-    const tapo_snapshot *s = &v->view->snap;
-    add_string(st, hf_vantage, tvb, tapo_vantage_name(s->vantage));
-    add_string(st, hf_vantage_basis, tvb, tapo_basis_name(s->vantage_basis));
-    if (v->sender_role >= 0)
-        add_string(st, hf_sender, tvb, tapo_role_name((tapo_role)v->sender_role));
-    add_string(st, hf_sender_basis, tvb, tapo_basis_name(v->sender_basis));
-    proto_item_set_generated(proto_tree_add_uint(st, hf_sender_port, tvb, 0, 0, notes->sender_port));
-    if (s->rtt_to_sender_s > 0.0)
-        add_seconds(st, hf_rtt_to_sender, tvb, s->rtt_to_sender_s);
-    if (s->rtt_to_receiver_s > 0.0)
-        add_seconds(st, hf_rtt_to_receiver, tvb, s->rtt_to_receiver_s);
-    if (s->inferred)
-        add_string(st, hf_inferred, tvb, inferred_line(pinfo, s->inferred));
-    if (notes->vantage)
-        expert_add_info(pinfo, item, s->vantage == TAPO_VANTAGE_MIDDLE ? &ei_vantage_middle
-                                                                        : &ei_vantage_receiver);
+    proto_item_set_generated(item);
+    if (f->note)
+        proto_item_append_text(item, "%s", f->note);
 }
 
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
-                       const tapo_stall_record *rec, const tapo_verdict *v,
+                       const tapo_verdict *v, const tapo_conv_summary *sum,
                        const tapo_render_notes *notes)
 {
-    (void)rec;
     const tapo_cause_info *info = tapo_cause_get(v->cause);
     const tapo_snapshot *s = &v->view->snap;
     col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ", "[TAPO stall %.3f s: %s]", s->duration_s,
@@ -309,19 +165,14 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
         tapo_category_name(v->category), s->duration_s, s->prev_frame);
     proto_item_set_generated(item);
     proto_tree *st = proto_item_add_subtree(item, ett_stall);
-    add_string(st, hf_cause, tvb, info->name);
-    add_string(st, hf_category, tvb, tapo_category_name(v->category));
-    add_bool(st, hf_retransmission, tvb, v->retransmission);
-    add_seconds(st, hf_duration, tvb, s->duration_s);
-    add_seconds(st, hf_threshold, tvb, s->threshold_s);
-    add_seconds(st, hf_srtt, tvb, s->srtt_s);
-    add_seconds(st, hf_rto, tvb, s->rto_s);
-    proto_item_set_generated(proto_tree_add_uint(st, hf_prev_frame, tvb, 0, 0, s->prev_frame));
-    add_state(st, tvb, s, v);
-    add_cur(st, tvb, s, v);
-    add_bool(st, hf_final, tvb, v->final);
-    add_string(st, hf_hint, tvb, info->hint);
-    add_vantage(pt, tvb, pinfo, v, notes, item);
+    tapo_field_value fields[TAPO_F_COUNT];
+    char inferred[TAPO_INFERRED_LINE_MAX];
+    tapo_stall_fields(v, sum, fields, inferred);
+    for (int i = 0; i < TAPO_F_COUNT; i++)
+        add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i]);
+    if (notes->vantage)
+        expert_add_info(pinfo, item, s->vantage == TAPO_VANTAGE_MIDDLE ? &ei_vantage_middle
+                                                                        : &ei_vantage_receiver);
     expert_add_info(pinfo, item, &ei_cause[v->cause]);
     if (notes->sender_reversed)
         expert_add_info(pinfo, item, &ei_reversed);

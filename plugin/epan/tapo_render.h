@@ -9,6 +9,7 @@
 
 #include <epan/packet.h>
 
+#include "conversation.h"
 #include "stall.h"
 
 /* Registers the fields, the subtree and one expert info per cause. */
@@ -18,13 +19,12 @@ void tapo_render_register(int proto);
 typedef struct tapo_render_notes {
     bool sender_reversed;        /* a forced sender looks like the wrong endpoint */
     bool vantage;                /* the conversation's note on what its vantage means */
-    uint16_t sender_port;        /* TCP port of the analysed sender */
 } tapo_render_notes;
 
 /* Adds the stall tree of one frame, its expert info and an Info column
  * note. */
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
-                       const tapo_stall_record *rec, const tapo_verdict *verdict,
+                       const tapo_verdict *verdict, const tapo_conv_summary *sum,
                        const tapo_render_notes *notes);
 
 /* What a frame that ends no stall can still tell about its connection. */

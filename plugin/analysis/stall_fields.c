@@ -1,0 +1,207 @@
+/* stall_fields.c: see stall_fields.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "stall_fields.h"
+
+#include <string.h>
+
+#include "classifier.h"
+
+#define F(id, name, label, type, blurb) [id] = { name, label, type, blurb }
+const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
+    F(TAPO_F_CAUSE, "tapo.stall.cause", "Cause", TAPO_FIELD_STRING,
+      "Why the connection stalled (the TAPO decision tree)"),
+    F(TAPO_F_CATEGORY, "tapo.stall.category", "Category", TAPO_FIELD_STRING,
+      "server, client, network or unknown"),
+    F(TAPO_F_RETRANSMISSION, "tapo.stall.retransmission", "Timeout retransmission", TAPO_FIELD_BOOL,
+      "The stall ended with a retransmission (spec rule 1)"),
+    F(TAPO_F_DURATION, "tapo.stall.duration", "Duration", TAPO_FIELD_SECONDS,
+      "Gap before this packet, seconds"),
+    F(TAPO_F_THRESHOLD, "tapo.stall.threshold", "Threshold", TAPO_FIELD_SECONDS,
+      "min(tau * SRTT, RTO) that the gap exceeded, seconds"),
+    F(TAPO_F_SRTT, "tapo.stall.srtt", "SRTT", TAPO_FIELD_SECONDS,
+      "Sender's smoothed RTT at the stall's start, seconds (RFC 6298)"),
+    F(TAPO_F_RTO, "tapo.stall.rto", "RTO", TAPO_FIELD_SECONDS,
+      "Sender's retransmission timeout at the stall's start, seconds"),
+    F(TAPO_F_PREV_FRAME, "tapo.stall.prev_frame", "Previous frame", TAPO_FIELD_FRAME,
+      "The packet before the gap"),
+    F(TAPO_F_CA_STATE, "tapo.stall.ca_state", "Congestion state", TAPO_FIELD_STRING,
+      "Open, Disorder, Recovery or Loss at the stall's start"),
+    F(TAPO_F_IN_FLIGHT, "tapo.stall.in_flight", "In flight", TAPO_FIELD_UINT,
+      "packets_out + retrans_out - (sacked_out + lost_out), segments"),
+    F(TAPO_F_PACKETS_OUT, "tapo.stall.packets_out", "Packets out", TAPO_FIELD_UINT,
+      "snd_nxt - snd_una, segments"),
+    F(TAPO_F_SACKED_OUT, "tapo.stall.sacked_out", "SACKed out", TAPO_FIELD_UINT,
+      "Segments above snd_una covered by SACK blocks"),
+    F(TAPO_F_LOST_OUT, "tapo.stall.lost_out", "Lost out", TAPO_FIELD_UINT,
+      "Retransmitted segments not shown duplicate by DSACK"),
+    F(TAPO_F_RETRANS_OUT, "tapo.stall.retrans_out", "Retransmitted out", TAPO_FIELD_UINT,
+      "Retransmitted segments not yet acknowledged"),
+    F(TAPO_F_HOLES, "tapo.stall.holes", "Holes", TAPO_FIELD_UINT,
+      "Un-SACKed segments below the highest SACKed byte"),
+    F(TAPO_F_DUPTHRES, "tapo.stall.dupthres", "Duplicate-ACK threshold", TAPO_FIELD_UINT,
+      "3, raised by observed reordering, segments"),
+    F(TAPO_F_RWND, "tapo.stall.rwnd", "Receiver window", TAPO_FIELD_UINT,
+      "Receiver's last advertised window, bytes"),
+    F(TAPO_F_INIT_RWND, "tapo.stall.init_rwnd", "Initial receiver window", TAPO_FIELD_UINT,
+      "Receiver's window in its SYN, bytes"),
+    F(TAPO_F_MSS, "tapo.stall.mss", "MSS", TAPO_FIELD_UINT, "Segment size used, bytes"),
+    F(TAPO_F_RETRANS_COUNT, "tapo.stall.retrans_count", "Retransmissions", TAPO_FIELD_UINT,
+      "Times this segment has been retransmitted, this one included"),
+    F(TAPO_F_FIRST_RETRANS, "tapo.stall.first_retrans", "First retransmission", TAPO_FIELD_STRING,
+      "What triggered the segment's first retransmission: fast, timeout or probe"),
+    F(TAPO_F_SPURIOUS, "tapo.stall.spurious", "Spurious", TAPO_FIELD_BOOL,
+      "A DSACK proved the retransmission unnecessary"),
+    F(TAPO_F_POSITION, "tapo.stall.position", "Position", TAPO_FIELD_DOUBLE,
+      "Place of this packet in the sender's data, 0 to 1"),
+    F(TAPO_F_FILE_POS, "tapo.stall.file_pos", "Response position", TAPO_FIELD_STRING,
+      "head, middle or tail of the current response"),
+    F(TAPO_F_PKT_DIR, "tapo.stall.pkt_dir", "Direction", TAPO_FIELD_STRING,
+      "out (sender to receiver) or in"),
+    F(TAPO_F_FINAL, "tapo.stall.final", "Final", TAPO_FIELD_BOOL,
+      "The cause used the whole capture (two-pass); false: provisional (one pass)"),
+    F(TAPO_F_HINT, "tapo.stall.hint", "Hint", TAPO_FIELD_STRING,
+      "Which mitigation addresses this cause"),
+    F(TAPO_F_VANTAGE, "tapo.vantage", "Vantage", TAPO_FIELD_STRING,
+      "Where the capture was taken, relative to the analysed sender: sender, receiver or middle"),
+    F(TAPO_F_VANTAGE_BASIS, "tapo.vantage.basis", "Vantage decided by", TAPO_FIELD_STRING,
+      "handshake, turnaround, preference, or default (nothing measured yet)"),
+    F(TAPO_F_SENDER, "tapo.sender", "Sender", TAPO_FIELD_STRING,
+      "The analysed sender: responder or initiator (absent without the handshake)"),
+    F(TAPO_F_SENDER_BASIS, "tapo.sender.basis", "Sender chosen by", TAPO_FIELD_STRING,
+      "data (the heavier sender), direction (the side whose data was in flight), "
+      "handshake, preference or default"),
+    F(TAPO_F_SENDER_PORT, "tapo.sender.port", "Sender port", TAPO_FIELD_PORT,
+      "TCP port of the analysed sender"),
+    F(TAPO_F_RTT_TO_SENDER, "tapo.stall.rtt_to_sender", "RTT to the sender", TAPO_FIELD_SECONDS,
+      "Round trip from the capture point to the sender and back, seconds"),
+    F(TAPO_F_RTT_TO_RECEIVER, "tapo.stall.rtt_to_receiver", "RTT to the receiver", TAPO_FIELD_SECONDS,
+      "Round trip from the capture point to the receiver and back, seconds"),
+    F(TAPO_F_INFERRED, "tapo.stall.inferred", "Inferred", TAPO_FIELD_STRING,
+      "What the verdict relies on that the capture could not see"),
+};
+#undef F
+
+static void set_string(tapo_field_value *f, const char *s)
+{
+    f->present = s != NULL;
+    f->s = s;
+}
+
+static void set_uint(tapo_field_value *f, uint32_t u)
+{
+    f->present = true;
+    f->u = u;
+}
+
+static void set_seconds(tapo_field_value *f, double d)
+{
+    f->present = true;
+    f->d = d;
+}
+
+static void set_bool(tapo_field_value *f, bool b)
+{
+    f->present = true;
+    f->b = b;
+}
+
+/* The inferred bits as one readable line. */
+static const char *inferred_line(unsigned bits, char buf[TAPO_INFERRED_LINE_MAX])
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (unsigned i = 0; i < TAPO_INFERRED_COUNT_BITS; i++) {
+        if (!(bits & (1u << i)))
+            continue;
+        const char *text = tapo_inferred_text((tapo_inferred)(1u << i));
+        size_t need = strlen(text) + (used ? 2 : 0);
+        if (used + need + 1 > TAPO_INFERRED_LINE_MAX)
+            break;
+        if (used) {
+            memcpy(buf + used, "; ", 2);
+            used += 2;
+        }
+        memcpy(buf + used, text, strlen(text) + 1);
+        used += strlen(text);
+    }
+    return buf;
+}
+
+/* The sender state at the stall's start (paper Table 2). */
+static void state_fields(const tapo_verdict *v, tapo_field_value *out)
+{
+    const tapo_snapshot *s = &v->view->snap;
+    set_string(&out[TAPO_F_CA_STATE], tapo_ca_state_name(s->ca_state));
+    set_uint(&out[TAPO_F_IN_FLIGHT], v->in_flight);
+    set_uint(&out[TAPO_F_PACKETS_OUT], s->packets_out);
+    set_uint(&out[TAPO_F_SACKED_OUT], s->sacked_out);
+    set_uint(&out[TAPO_F_LOST_OUT], v->lost_out);
+    set_uint(&out[TAPO_F_RETRANS_OUT], s->retrans_out);
+    set_uint(&out[TAPO_F_HOLES], s->holes);
+    set_uint(&out[TAPO_F_DUPTHRES], s->dupthres);
+    if (s->rwnd_seen) {
+        set_uint(&out[TAPO_F_RWND], s->rwnd);
+        if (!s->rwnd_scale_known)
+            out[TAPO_F_RWND].note = " (window scale unknown: handshake not captured)";
+    }
+    if (s->init_rwnd)
+        set_uint(&out[TAPO_F_INIT_RWND], s->init_rwnd);
+    set_uint(&out[TAPO_F_MSS], s->mss);
+}
+
+/* What the stall-ending packet was. */
+static void cur_fields(const tapo_verdict *v, tapo_field_value *out)
+{
+    const tapo_cur *cur = &v->view->snap.cur;
+    if (cur->retrans_count) {
+        set_uint(&out[TAPO_F_RETRANS_COUNT], cur->retrans_count);
+        set_string(&out[TAPO_F_FIRST_RETRANS], tapo_trigger_name(cur->first_retrans));
+    }
+    set_bool(&out[TAPO_F_SPURIOUS], v->spurious);
+    out[TAPO_F_POSITION].present = true;
+    out[TAPO_F_POSITION].d = v->position;
+    set_string(&out[TAPO_F_FILE_POS], tapo_file_pos_name(v->file_pos));
+    set_string(&out[TAPO_F_PKT_DIR], cur->dir == TAPO_DIR_OUT ? "out" : "in");
+}
+
+/* Where the capture was taken and which endpoint is analysed. */
+static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
+                              tapo_field_value *out, char *inferred_buf)
+{
+    const tapo_snapshot *s = &v->view->snap;
+    set_string(&out[TAPO_F_VANTAGE], tapo_vantage_name(s->vantage));
+    set_string(&out[TAPO_F_VANTAGE_BASIS], tapo_basis_name(s->vantage_basis));
+    if (v->sender_role >= 0)
+        set_string(&out[TAPO_F_SENDER], tapo_role_name((tapo_role)v->sender_role));
+    set_string(&out[TAPO_F_SENDER_BASIS], tapo_basis_name(v->sender_basis));
+    set_uint(&out[TAPO_F_SENDER_PORT], sum->port[v->sender]);
+    if (s->rtt_to_sender_s > 0.0)
+        set_seconds(&out[TAPO_F_RTT_TO_SENDER], s->rtt_to_sender_s);
+    if (s->rtt_to_receiver_s > 0.0)
+        set_seconds(&out[TAPO_F_RTT_TO_RECEIVER], s->rtt_to_receiver_s);
+    if (s->inferred)
+        set_string(&out[TAPO_F_INFERRED], inferred_line(s->inferred, inferred_buf));
+}
+
+void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
+                       tapo_field_value out[TAPO_F_COUNT], char inferred_buf[TAPO_INFERRED_LINE_MAX])
+{
+    memset(out, 0, sizeof *out * TAPO_F_COUNT);
+    const tapo_cause_info *info = tapo_cause_get(v->cause);
+    const tapo_snapshot *s = &v->view->snap;
+    set_string(&out[TAPO_F_CAUSE], info->name);
+    set_string(&out[TAPO_F_CATEGORY], tapo_category_name(v->category));
+    set_bool(&out[TAPO_F_RETRANSMISSION], v->retransmission);
+    set_seconds(&out[TAPO_F_DURATION], s->duration_s);
+    set_seconds(&out[TAPO_F_THRESHOLD], s->threshold_s);
+    set_seconds(&out[TAPO_F_SRTT], s->srtt_s);
+    set_seconds(&out[TAPO_F_RTO], s->rto_s);
+    set_uint(&out[TAPO_F_PREV_FRAME], s->prev_frame);
+    state_fields(v, out);
+    cur_fields(v, out);
+    set_bool(&out[TAPO_F_FINAL], v->final);
+    set_string(&out[TAPO_F_HINT], info->hint);
+    connection_fields(v, sum, out, inferred_buf);
+}

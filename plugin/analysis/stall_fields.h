@@ -1,0 +1,69 @@
+/* stall_fields.h: the fields of a stall as users see them (spec section 5),
+ * in one table: the plugin registers and renders its tapo.* fields from
+ * it, and the batch analyser writes its columns from it, so that both show
+ * the same names, units and values.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_STALL_FIELDS_H
+#define TAPO_STALL_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conversation.h"
+#include "stall.h"
+
+typedef enum {
+    TAPO_FIELD_STRING,
+    TAPO_FIELD_BOOL,
+    TAPO_FIELD_SECONDS,          /* a duration */
+    TAPO_FIELD_UINT,
+    TAPO_FIELD_FRAME,            /* a frame number: a link in the GUI */
+    TAPO_FIELD_PORT,
+    TAPO_FIELD_DOUBLE
+} tapo_field_type;
+
+/* In the order they are shown. */
+typedef enum {
+    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_RETRANSMISSION, TAPO_F_DURATION, TAPO_F_THRESHOLD,
+    TAPO_F_SRTT, TAPO_F_RTO, TAPO_F_PREV_FRAME, TAPO_F_CA_STATE, TAPO_F_IN_FLIGHT,
+    TAPO_F_PACKETS_OUT, TAPO_F_SACKED_OUT, TAPO_F_LOST_OUT, TAPO_F_RETRANS_OUT, TAPO_F_HOLES,
+    TAPO_F_DUPTHRES, TAPO_F_RWND, TAPO_F_INIT_RWND, TAPO_F_MSS, TAPO_F_RETRANS_COUNT,
+    TAPO_F_FIRST_RETRANS, TAPO_F_SPURIOUS, TAPO_F_POSITION, TAPO_F_FILE_POS, TAPO_F_PKT_DIR,
+    TAPO_F_FINAL, TAPO_F_HINT,
+    /* The connection: shown beside the stall subtree. */
+    TAPO_F_VANTAGE, TAPO_F_VANTAGE_BASIS, TAPO_F_SENDER, TAPO_F_SENDER_BASIS, TAPO_F_SENDER_PORT,
+    TAPO_F_RTT_TO_SENDER, TAPO_F_RTT_TO_RECEIVER, TAPO_F_INFERRED,
+    TAPO_F_COUNT
+} tapo_field_id;
+
+#define TAPO_F_FIRST_OUTSIDE_STALL TAPO_F_VANTAGE
+
+typedef struct tapo_field_def {
+    const char *name;            /* display-filter name, e.g. "tapo.stall.cause" */
+    const char *label;           /* as the packet tree shows it */
+    tapo_field_type type;
+    const char *blurb;           /* one line, with the unit */
+} tapo_field_def;
+
+extern const tapo_field_def tapo_field_defs[TAPO_F_COUNT];
+
+typedef struct tapo_field_value {
+    bool present;                /* absent fields are not shown */
+    const char *s;               /* TAPO_FIELD_STRING */
+    double d;                    /* SECONDS and DOUBLE */
+    uint32_t u;                  /* UINT, FRAME, PORT */
+    bool b;                      /* BOOL */
+    const char *note;            /* appended to the shown value; NULL none */
+} tapo_field_value;
+
+#define TAPO_INFERRED_LINE_MAX 512   /* bytes, for the inferred field's text */
+
+/* The values of one stall's fields.  inferred_buf holds the inferred
+ * field's text: it must live as long as out is used. */
+void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
+                       tapo_field_value out[TAPO_F_COUNT], char inferred_buf[TAPO_INFERRED_LINE_MAX]);
+
+#endif /* TAPO_STALL_FIELDS_H */
