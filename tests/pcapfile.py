@@ -3,8 +3,10 @@ captures the tests build (hostile ones, mutated ones).  Nothing here
 depends on Wireshark; editcap converts other formats to classic pcap.
 """
 
+import os
 import struct
 import subprocess
+import tempfile
 
 LINKTYPE_RAW = 101          # raw IPv4/IPv6, as the lab's TUN captures
 LINKTYPE_ETHERNET = 1
@@ -33,11 +35,15 @@ def read_pcap(path):
     with open(path, "rb") as f:
         head = f.read(24)
     if len(head) < 24 or struct.unpack("<I", head[:4])[0] not in (0xa1b2c3d4, 0xa1b23c4d):
-        converted = path + ".as.pcap"
-        subprocess.run(["editcap", "-F", "pcap", path, converted], check=True, capture_output=True)
-        path = converted
-    with open(path, "rb") as f:
-        data = f.read()
+        # Converted beside nothing: the source may be read-only or shared.
+        with tempfile.TemporaryDirectory(prefix="tapo-pcap-") as tmp:
+            converted = os.path.join(tmp, "converted.pcap")
+            subprocess.run(["editcap", "-F", "pcap", path, converted], check=True, capture_output=True)
+            with open(converted, "rb") as f:
+                data = f.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
     magic, _, _, _, _, _, linktype = struct.unpack("<IHHiIII", data[:24])
     scale = 1e-9 if magic == 0xa1b23c4d else 1e-6
     records, pos = [], 24
