@@ -130,17 +130,14 @@ tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config
     return tapo_vantage_infer(&c->turn[sender], &c->turn[1 - sender], basis);
 }
 
-/* How far the capture point is from the sender (sender_clock.h). */
-typedef struct sender_distance {
-    bool away;                    /* the capture is not at the sender */
-    bool known;                   /* the round trip to the sender was measured */
-    double round_trip_min_s;      /* capture point -> sender -> capture point, least delayed, seconds */
-    double round_trip_now_s;      /* the same with the current queueing, seconds */
-} sender_distance;
-
-static sender_distance distance_to(const tapo_conv *c, int sender, const tapo_config *cfg)
+/* How far the capture point is from the sender (sender_clock.h).  It
+ * changes only with the turnarounds, so it is kept until one is added
+ * (add_turnaround): every packet asks for it several times. */
+static tapo_distance distance_to(tapo_conv *c, int sender, const tapo_config *cfg)
 {
-    sender_distance d = { 0 };
+    if (c->distance_fresh[sender])
+        return c->distance[sender];
+    tapo_distance d = { 0 };
     tapo_basis basis;
     d.away = tapo_conv_vantage(c, sender, cfg, &basis) != TAPO_VANTAGE_SENDER;
     d.known = !d.away || c->turn[sender].samples > 0;
@@ -148,7 +145,15 @@ static sender_distance distance_to(const tapo_conv *c, int sender, const tapo_co
         d.round_trip_min_s = c->turn[sender].min_s;
         d.round_trip_now_s = tapo_turn_recent(&c->turn[sender]);
     }
+    c->distance[sender] = d;
+    c->distance_fresh[sender] = true;
     return d;
+}
+
+static void add_turnaround(tapo_conv *c, int endpoint, double sample_s, tapo_turn_kind kind)
+{
+    tapo_turn_add(&c->turn[endpoint], sample_s, kind);
+    c->distance_fresh[0] = c->distance_fresh[1] = false;
 }
 
 /* Causality: p was sent after the sender received what p acknowledges or
@@ -177,7 +182,7 @@ static double answered_since(const tapo_conv *c, const tapo_packet *p)
  * way (from their TSval clock, else the current queueing of the path); its
  * peer's packets count at their capture time. */
 static double sender_time(const tapo_conv *c, const tapo_packet *p, int sender,
-                          const sender_distance *d)
+                          const tapo_distance *d)
 {
     if (p->from != sender || !d->away || !d->known)
         return p->time_s;
@@ -192,7 +197,7 @@ static double sender_time(const tapo_conv *c, const tapo_packet *p, int sender,
 
 /* Placing a sender packet on its timeline away from the sender is accurate
  * to a TSval tick and the path's jitter, seconds. */
-static double placement_margin(const sender_distance *d)
+static double placement_margin(const tapo_distance *d)
 {
     return fmax(TAPO_PLACEMENT_MARGIN_S, TAPO_PLACEMENT_MARGIN_SHARE * d->round_trip_min_s);
 }
@@ -266,11 +271,11 @@ static void note_handshake(tapo_conv *c, const tapo_packet *p, const tapo_config
         if (c->initiator < 0)
             c->initiator = 1 - p->from;
         else if (p->from != c->initiator && c->syn_seen)
-            tapo_turn_add(&c->turn[p->from], p->time_s - c->syn_s, TAPO_TURN_HANDSHAKE);
+            add_turnaround(c, p->from, p->time_s - c->syn_s, TAPO_TURN_HANDSHAKE);
         c->syn_ack_s = p->time_s;
         c->syn_ack_seen = true;
     } else if (ack && p->from == c->initiator && c->syn_ack_seen && !c->handshake_acked) {
-        tapo_turn_add(&c->turn[p->from], p->time_s - c->syn_ack_s, TAPO_TURN_HANDSHAKE);
+        add_turnaround(c, p->from, p->time_s - c->syn_ack_s, TAPO_TURN_HANDSHAKE);
         c->handshake_acked = true;
         if (c->syn_seen)
             resample_syn(c, p, cfg);
@@ -295,7 +300,7 @@ static void note_timestamps(tapo_conv *c, const tapo_packet *p)
     if (p->keep_alive || p->zero_window_probe || resends(&c->ep[p->from], p, &from, &to))
         return;
     bool head = p->payload_len > 0 && c->ep[p->from].request_pending;
-    tapo_turn_add(&c->turn[p->from], turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN);
+    add_turnaround(c, p->from, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN);
 }
 
 /* An ACK from p's sender of its peer's data: a turnaround of p's sender,
@@ -306,8 +311,8 @@ static void note_rtt(tapo_conv *c, const tapo_packet *p, const tapo_rtt_candidat
     if (!cand->valid)
         return;
     int sender = 1 - p->from;
-    tapo_turn_add(&c->turn[p->from], p->time_s - cand->seen_s, TAPO_TURN_CLEAN);
-    sender_distance d = distance_to(c, sender, cfg);
+    add_turnaround(c, p->from, p->time_s - cand->seen_s, TAPO_TURN_CLEAN);
+    tapo_distance d = distance_to(c, sender, cfg);
     if (!d.known)
         return;
     double sent = cand->tx_time_s;
@@ -321,7 +326,7 @@ static void note_rtt(tapo_conv *c, const tapo_packet *p, const tapo_rtt_candidat
 
 /* The gap before p for each endpoint as the sender. */
 typedef struct view_gap {
-    sender_distance distance;
+    tapo_distance distance;
     double time_s;                /* p on the sender's timeline, seconds */
     tapo_clock_packet on_clock;   /* p as the sender's clock sees it */
     const tapo_rtt *rtt;          /* the sender's estimate at that time */
@@ -330,7 +335,7 @@ typedef struct view_gap {
     bool candidate;               /* the gap may be a stall: snapshot taken */
 } view_gap;
 
-static void read_views(const tapo_conv *c, const tapo_packet *p, const tapo_config *cfg,
+static void read_views(tapo_conv *c, const tapo_packet *p, const tapo_config *cfg,
                        view_gap gaps[2])
 {
     for (int s = 0; s < 2; s++) {

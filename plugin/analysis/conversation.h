@@ -64,6 +64,15 @@ typedef struct tapo_ip_ids {
     uint32_t unit_steps;          /* of which differed by one, count */
 } tapo_ip_ids;
 
+/* How far the capture point is from an endpoint as the sender
+ * (sender_clock.h). */
+typedef struct tapo_distance {
+    bool away;                    /* the capture is not at the sender */
+    bool known;                   /* the round trip to the sender was measured */
+    double round_trip_min_s;      /* capture point -> sender -> capture point, least delayed, seconds */
+    double round_trip_now_s;      /* the same with the current queueing, seconds */
+} tapo_distance;
+
 typedef tapo_stall_record *(*tapo_record_alloc)(void *ctx);
 
 /* What happened to a connection that the user should hear of: counts that
@@ -86,6 +95,8 @@ typedef struct tapo_conv_summary {
 typedef struct tapo_conv {
     tapo_sender ep[2];            /* each endpoint as a sender; 0 sent the first packet seen */
     tapo_turnaround turn[2];      /* each endpoint's turnarounds (vantage.h) */
+    tapo_distance distance[2];    /* from each endpoint as the sender, while fresh */
+    bool distance_fresh[2];       /* no turnaround was added since it was computed */
     tapo_ts_history ts[2];        /* TSvals each endpoint sent */
     tapo_ts_clock ts_clock[2];    /* each endpoint's TSval clock */
     tapo_sender_clock clock[2];   /* the packets on each endpoint's timeline, as a sender */
