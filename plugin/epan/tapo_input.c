@@ -14,7 +14,7 @@
 typedef enum {
     IN_STREAM, IN_SRCPORT, IN_DSTPORT, IN_SEQ_RAW, IN_ACK_RAW, IN_ACK, IN_LEN, IN_FLAGS,
     IN_WINDOW, IN_WINDOW_SCALE, IN_MSS, IN_SACK_LE, IN_SACK_RE, IN_KEEP_ALIVE,
-    IN_ZERO_WINDOW_PROBE, IN_IP_ID, IN_TSVAL, IN_TSECR, IN_COUNT
+    IN_ZERO_WINDOW_PROBE, IN_IP_ID, IN_TSVAL, IN_TSECR, IN_ICMP, IN_ICMPV6, IN_COUNT
 } input_id;
 
 typedef struct {
@@ -42,6 +42,10 @@ static input_field input_fields[IN_COUNT] = {
     [IN_IP_ID] = { "ip.id", false, -1 },
     [IN_TSVAL] = { "tcp.options.timestamp.tsval", false, -1 },
     [IN_TSECR] = { "tcp.options.timestamp.tsecr", false, -1 },
+    /* A TCP header quoted in an ICMP error gets a tcp.stream when 16 bytes
+     * of it are there, but it is no segment of the connection. */
+    [IN_ICMP] = { "icmp", false, -1 },
+    [IN_ICMPV6] = { "icmpv6", false, -1 },
 };
 
 GArray *tapo_input_resolve(void)
@@ -158,7 +162,7 @@ static void read_header(proto_tree *tree, tapo_packet *pkt)
 bool tapo_input_read(proto_tree *tree, packet_info *pinfo, uint32_t *stream, tapo_packet *pkt)
 {
     memset(pkt, 0, sizeof *pkt);
-    if (!tree || !last_uint(tree, IN_STREAM, stream))
+    if (!tree || !last_uint(tree, IN_STREAM, stream) || present(tree, IN_ICMP) || present(tree, IN_ICMPV6))
         return false;
     uint32_t sport = 0, dport = 0;
     last_uint(tree, IN_SRCPORT, &sport);
