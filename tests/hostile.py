@@ -205,7 +205,44 @@ def reused_ports(count=1000):
     return sorted(recs, key=lambda r: r[0])
 
 
+def icmp_error(router, to, quoted_ip, v6=False):
+    """An ICMP (or ICMPv6) destination unreachable from router quoting the
+    start of quoted_ip (its IP header and 28 bytes: the TCP header's first
+    20 and 8 more), as Linux quotes."""
+    body = quoted_ip[:(40 if v6 else 20) + 28]
+    if v6:
+        icmp = struct.pack("!BBHI", 1, 4, 0, 0) + body
+        return struct.pack("!IHBB", 0x60000000, len(icmp), 58, 64) + pcapfile._ipv6_bytes(router) + \
+            pcapfile._ipv6_bytes(to) + icmp
+    icmp = struct.pack("!BBHHH", 3, 4, 0, 0, 1400) + body
+    icmp = icmp[:2] + struct.pack("!H", pcapfile._checksum(icmp)) + icmp[4:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 7, 0, 64, 1, 0, pcapfile._ipv4_bytes(router),
+                     pcapfile._ipv4_bytes(to))
+    return ip + icmp
+
+
+def icmp_quoted():
+    """A response with ICMP errors in the middle: one quoting a server
+    segment (needs fragmentation), one quoting a SYN of the client with
+    another ISN (Wireshark starts a new stream on it), then the response
+    goes on and ends with a 0.4 s server pause."""
+    c = Connection()
+    recs = c.handshake(0.0)
+    recs.append((0.06, c.packet(0, 1, 1, ACK | PSH, window=4096, payload=b"GET /\r\n")))
+    part, seq = response(c, 0.07, 1, 4, 8)
+    recs += part
+    quoted_data = c.packet(1, 1, 8, ACK, payload=b"x" * MSS)
+    recs.append((0.2, icmp_error("10.0.0.254", "10.0.0.1", quoted_data)))
+    quoted_syn = c.packet(0, 999, 0, SYN, options=tcp_options(mss=1460))
+    recs.append((0.21, icmp_error("10.0.0.254", "10.0.0.2", quoted_syn)))
+    more, seq = response(c, 0.3, seq, 4, 8)
+    recs += more
+    last, seq = response(c, 0.8, seq, 2, 8)
+    return sorted(recs + last, key=lambda r: r[0])
+
+
 BUILDERS = {
+    "icmp-quoted": icmp_quoted,
     "time-travel": time_travel,
     "absurd-options": absurd_options,
     "wild-sacks": wild_sacks,

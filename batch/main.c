@@ -1,0 +1,303 @@
+/* main.c: the tapo command: the plugin's analysis over many captures, on
+ * every core, for capture sets beyond what tshark can hold.
+ *
+ *   tapo [OPTION...] CAPTURE...        stall rows, reports, partial results
+ *   tapo merge [OPTION...] PARTIAL...  partial results merged into one report
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "capture.h"
+#include "report.h"
+#include "rows.h"
+#include "run.h"
+
+#define DEFAULT_GRACE_S 300.0         /* a connection is written out this long after it is over */
+#define DEFAULT_IDLE_S 3600.0         /* or after this long without packets */
+#define EXIT_INPUT_PROBLEM 2          /* as tshark: an input could not be read to its end */
+
+typedef struct options {
+    int jobs;
+    gboolean merge_by_time;
+    gboolean continuous;
+    char *format;
+    char *stalls_path;
+    char *flows_path;
+    char *report;
+    char *partial_path;
+    char **prefs;
+    double grace_s;
+    double idle_s;
+    gboolean quiet;
+    char **files;
+} options;
+
+static void options_free(options *opt)
+{
+    g_free(opt->format);
+    g_free(opt->stalls_path);
+    g_free(opt->flows_path);
+    g_free(opt->report);
+    g_free(opt->partial_path);
+    g_strfreev(opt->prefs);
+    g_strfreev(opt->files);
+}
+
+/* ---- preferences: the plugin's names (-o tapo.NAME:VALUE) -------------- */
+
+static bool parse_enum(const char *value, const char *const *names, int count, int *out)
+{
+    for (int i = 0; i < count; i++)
+        if (g_ascii_strcasecmp(value, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+static bool apply_pref(tapo_config *cfg, const char *pref, GError **error)
+{
+    static const char *const senders[] = { "auto", "responder", "initiator" };
+    static const char *const vantages[] = { "auto", "sender", "receiver", "middle" };
+    const char *colon = strchr(pref, ':');
+    if (!g_str_has_prefix(pref, "tapo.") || !colon)
+        goto bad;
+    char *name = g_strndup(pref + 5, (gsize)(colon - pref - 5));
+    const char *value = colon + 1;
+    char *end = NULL;
+    double number = g_ascii_strtod(value, &end);
+    bool numeric = end && end != value && *end == '\0' && number >= 0.0;
+    int choice = 0;
+    bool ok = true;
+    if (strcmp(name, "tau") == 0 && numeric && number > 0.0 && number <= 100.0)
+        cfg->tau = number;
+    else if (strcmp(name, "small_window") == 0 && numeric)
+        cfg->small_window_segments = (uint32_t)number;
+    else if (strcmp(name, "rto_min_ms") == 0 && numeric)
+        cfg->rto_min_s = number / 1000.0;
+    else if (strcmp(name, "rto_initial_ms") == 0 && numeric)
+        cfg->rto_initial_s = number / 1000.0;
+    else if (strcmp(name, "min_stall_ms") == 0 && numeric)
+        cfg->min_stall_s = number / 1000.0;
+    else if (strcmp(name, "sender") == 0 && parse_enum(value, senders, 3, &choice))
+        cfg->sender_mode = (tapo_sender_mode)choice;
+    else if (strcmp(name, "vantage") == 0 && parse_enum(value, vantages, 4, &choice))
+        cfg->vantage_mode = (tapo_vantage_mode)choice;
+    else
+        ok = false;
+    g_free(name);
+    if (ok)
+        return true;
+bad:
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "invalid preference \"%s\" (tapo.tau, small_window, rto_min_ms, rto_initial_ms, "
+                "min_stall_ms, sender auto|responder|initiator, vantage auto|sender|receiver|middle)", pref);
+    return false;
+}
+
+/* ---- outputs ------------------------------------------------------------- */
+
+static FILE *open_output(const char *path, GError **error)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
+    return f;
+}
+
+static void close_output(FILE *f)
+{
+    if (f && f != stdout)
+        fclose(f);
+}
+
+static bool write_text_file(const char *path, const char *text, GError **error)
+{
+    return g_file_set_contents(path, text, -1, error);
+}
+
+static bool print_report(const tapo_report *r, const char *format, GError **error)
+{
+    if (!format)
+        return true;
+    if (strcmp(format, "text") == 0)
+        tapo_report_print_text(r, stdout);
+    else if (strcmp(format, "json") == 0)
+        tapo_report_print_json(r, stdout);
+    else {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--report is text or json, not %s", format);
+        return false;
+    }
+    return true;
+}
+
+/* ---- commands -------------------------------------------------------------- */
+
+static int fail(GError *error)
+{
+    fprintf(stderr, "tapo: %s\n", error->message);
+    g_error_free(error);
+    return 1;
+}
+
+static int run_analysis(options *opt)
+{
+    GError *error = NULL;
+    tapo_run_options o = { .files = opt->files, .jobs = opt->jobs, .merge_by_time = opt->merge_by_time,
+                           .continuous = opt->continuous, .grace_s = opt->grace_s, .idle_s = opt->idle_s };
+    tapo_config_init_defaults(&o.cfg);
+    for (char **p = opt->prefs; p && *p; p++)
+        if (!apply_pref(&o.cfg, *p, &error))
+            return fail(error);
+    if (!opt->format || strcmp(opt->format, "csv") == 0)
+        o.format = TAPO_ROWS_CSV;
+    else if (strcmp(opt->format, "jsonl") == 0)
+        o.format = TAPO_ROWS_JSONL;
+    else
+        return fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format is csv or jsonl"));
+    if (o.jobs <= 0)
+        o.jobs = (int)g_get_num_processors();
+    /* Stall rows go to stdout unless a report or partial result takes it. */
+    bool rows_to_stdout = !opt->stalls_path && !opt->report && !opt->partial_path;
+    if (opt->stalls_path || rows_to_stdout) {
+        o.stalls = open_output(rows_to_stdout ? "-" : opt->stalls_path, &error);
+        if (!o.stalls)
+            return fail(error);
+    }
+    if (opt->flows_path && !(o.flows = open_output(opt->flows_path, &error)))
+        return fail(error);
+    o.progress = !opt->quiet && isatty(STDERR_FILENO);
+    GString *head = g_string_new("");
+    if (o.stalls) {
+        tapo_rows_stall_header(head, o.format);
+        fputs(head->str, o.stalls);
+    }
+    if (o.flows) {
+        g_string_truncate(head, 0);
+        tapo_rows_flow_header(head, o.format);
+        fputs(head->str, o.flows);
+    }
+    g_string_free(head, TRUE);
+    tapo_capture_init();
+    tapo_report report;
+    tapo_report_init(&report);
+    bool complete = tapo_run(&o, &report);
+    close_output(o.stalls);
+    close_output(o.flows);
+    int status = complete ? 0 : EXIT_INPUT_PROBLEM;
+    if (opt->partial_path) {
+        char *json = tapo_report_to_json(&report, false);
+        if (!write_text_file(opt->partial_path, json, &error))
+            status = fail(error);
+        g_free(json);
+    }
+    if (!print_report(&report, opt->report, &error))
+        status = fail(error);
+    tapo_report_free(&report);
+    return status;
+}
+
+static int run_merge(options *opt)
+{
+    GError *error = NULL;
+    tapo_report total;
+    tapo_report_init(&total);
+    int status = 0;
+    for (char **p = opt->files; *p; p++) {
+        char *json = NULL;
+        tapo_report part;
+        if (!g_file_get_contents(*p, &json, NULL, &error) || !tapo_report_from_json(&part, json, &error)) {
+            fprintf(stderr, "tapo: %s: %s\n", *p, error->message);
+            g_clear_error(&error);
+            status = EXIT_INPUT_PROBLEM;
+            g_free(json);
+            continue;
+        }
+        tapo_report_merge(&total, &part);
+        tapo_report_free(&part);
+        g_free(json);
+    }
+    if (opt->partial_path) {
+        char *json = tapo_report_to_json(&total, false);
+        if (!write_text_file(opt->partial_path, json, &error))
+            status = fail(error);
+        g_free(json);
+    }
+    if (!print_report(&total, opt->report ? opt->report : "text", &error))
+        status = fail(error);
+    tapo_report_free(&total);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    options opt = { .jobs = 0, .grace_s = DEFAULT_GRACE_S, .idle_s = DEFAULT_IDLE_S };
+    bool merge = argc > 1 && strcmp(argv[1], "merge") == 0;
+    GOptionEntry entries[] = {
+        { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt.jobs, "Worker threads (default: every core)", "N" },
+        { "merge-by-time", 0, 0, G_OPTION_ARG_NONE, &opt.merge_by_time,
+          "The captures are simultaneous parts of one capture (several interfaces): interleave them "
+          "by timestamp", NULL },
+        { "continuous", 0, 0, G_OPTION_ARG_NONE, &opt.continuous,
+          "The captures are consecutive parts of one capture (a ring buffer): connections go on from "
+          "one file to the next (default: independent captures, each analysed on its own)", NULL },
+        { "format", 'F', 0, G_OPTION_ARG_STRING, &opt.format, "Rows as csv (default) or jsonl", "FORMAT" },
+        { "stalls", 'w', 0, G_OPTION_ARG_FILENAME, &opt.stalls_path,
+          "One row per stall, with the plugin's field names (default: stdout, unless --report or --partial)",
+          "FILE" },
+        { "flows", 0, 0, G_OPTION_ARG_FILENAME, &opt.flows_path, "One row per connection", "FILE" },
+        { "report", 'r', 0, G_OPTION_ARG_STRING, &opt.report,
+          "Print the breakdown (paper Tables 3, 5, 6, 7) and the flow report: text or json", "FORMAT" },
+        { "partial", 'p', 0, G_OPTION_ARG_FILENAME, &opt.partial_path,
+          "Write partial results to merge later with tapo merge", "FILE" },
+        { "pref", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &opt.prefs,
+          "A preference, as in the plugin: tapo.tau:3, tapo.min_stall_ms:0, tapo.sender:initiator, ...",
+          "tapo.NAME:VALUE" },
+        { "grace", 0, 0, G_OPTION_ARG_DOUBLE, &opt.grace_s,
+          "Seconds after a connection is over before it is written out (default 300)", "S" },
+        { "idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt.idle_s,
+          "Seconds without packets before a connection is written out (default 3600)", "S" },
+        { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "No progress line on stderr", NULL },
+        { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt.files, NULL,
+          merge ? "PARTIAL..." : "CAPTURE..." },
+        { NULL, 0, 0, 0, NULL, NULL, NULL }
+    };
+    GOptionContext *context = g_option_context_new(merge ? "- merge partial results" : "- why TCP connections stalled");
+    g_option_context_add_main_entries(context, entries, NULL);
+    g_option_context_set_description(context,
+        "Stall rows go to stdout as CSV unless --stalls, --report or --partial say otherwise.\n"
+        "Examples:\n"
+        "  tapo capture.pcap > stalls.csv\n"
+        "  tapo -F jsonl -j 8 --flows flows.jsonl --stalls stalls.jsonl day/*.pcap.gz\n"
+        "  tapo --report text capture.pcapng\n"
+        "  tapo --partial part1.json a.pcap; tapo --partial part2.json b.pcap; tapo merge part*.json\n");
+    GError *error = NULL;
+    if (merge) {
+        argv[1] = argv[0];
+        argc--;
+        argv++;
+    }
+    int status;
+    if (!g_option_context_parse(context, &argc, &argv, &error)) {
+        status = fail(error);
+    } else if (!opt.files || !opt.files[0]) {
+        char *help = g_option_context_get_help(context, TRUE, NULL);
+        fputs(help, stderr);
+        g_free(help);
+        status = 1;
+    } else {
+        status = merge ? run_merge(&opt) : run_analysis(&opt);
+    }
+    g_option_context_free(context);
+    options_free(&opt);
+    return status;
+}

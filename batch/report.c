@@ -1,0 +1,448 @@
+/* report.c: see report.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "report.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#define PARTIAL_VERSION 1
+/* The Lua companion's quantiles of the stall ratio (lua/tapo_report.lua). */
+static const double figure3_quantiles[] = { 0.5, 0.75, 0.9, 0.95, 0.99, 1.0 };
+
+/* ---- flows ----------------------------------------------------------- */
+
+double tapo_flow_ratio(const tapo_flow_row *f)
+{
+    if (f->duration_s <= 0.0)
+        return f->stalled_s > 0.0 ? 1.0 : 0.0;
+    double r = f->stalled_s / f->duration_s;
+    return r > 1.0 ? 1.0 : r;
+}
+
+tapo_cause tapo_flow_dominant(const tapo_flow_row *f)
+{
+    tapo_cause best = TAPO_CAUSE_COUNT;
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
+        if (f->stalled_by_cause_s[c] > 0.0 && (best == TAPO_CAUSE_COUNT ||
+                                               f->stalled_by_cause_s[c] > f->stalled_by_cause_s[best]))
+            best = (tapo_cause)c;
+    return best;
+}
+
+void tapo_flow_row_free(tapo_flow_row *f)
+{
+    if (!f)
+        return;
+    g_free(f->file);
+    g_free(f->client);
+    g_free(f->server);
+    g_free(f);
+}
+
+static tapo_flow_row *flow_copy(const tapo_flow_row *f)
+{
+    tapo_flow_row *c = g_memdup2(f, sizeof *f);
+    c->file = g_strdup(f->file);
+    c->client = g_strdup(f->client);
+    c->server = g_strdup(f->server);
+    return c;
+}
+
+/* Most stalled time first; ties by file and frame, so that any grouping of
+ * partial results lists the same flows. */
+static int worse_first(gconstpointer a, gconstpointer b)
+{
+    const tapo_flow_row *x = *(tapo_flow_row *const *)a, *y = *(tapo_flow_row *const *)b;
+    if (x->stalled_s != y->stalled_s)
+        return x->stalled_s > y->stalled_s ? -1 : 1;
+    int by_file = strcmp(x->file, y->file);
+    if (by_file)
+        return by_file;
+    return x->first_frame < y->first_frame ? -1 : x->first_frame > y->first_frame;
+}
+
+static void keep_worst(tapo_report *r, tapo_flow_row *f)
+{
+    g_ptr_array_add(r->worst, f);
+    g_ptr_array_sort(r->worst, worse_first);
+    if (r->worst->len > TAPO_REPORT_WORST_FLOWS)
+        g_ptr_array_set_size(r->worst, TAPO_REPORT_WORST_FLOWS);
+}
+
+/* ---- the breakdown tree ------------------------------------------------ */
+
+static tapo_report_node *node_new(const char *name)
+{
+    tapo_report_node *n = g_new0(tapo_report_node, 1);
+    n->name = g_strdup(name);
+    n->children = g_ptr_array_new();
+    return n;
+}
+
+static void node_free(tapo_report_node *n)
+{
+    for (guint i = 0; i < n->children->len; i++)
+        node_free(n->children->pdata[i]);
+    g_ptr_array_free(n->children, TRUE);
+    g_free(n->name);
+    g_free(n);
+}
+
+static tapo_report_node *child(tapo_report_node *n, const char *name)
+{
+    for (guint i = 0; i < n->children->len; i++) {
+        tapo_report_node *c = n->children->pdata[i];
+        if (strcmp(c->name, name) == 0)
+            return c;
+    }
+    tapo_report_node *c = node_new(name);
+    g_ptr_array_add(n->children, c);
+    return c;
+}
+
+static void node_merge(tapo_report_node *into, const tapo_report_node *from)
+{
+    into->total += from->total;
+    for (guint i = 0; i < from->children->len; i++) {
+        const tapo_report_node *c = from->children->pdata[i];
+        node_merge(child(into, c->name), c);
+    }
+}
+
+/* ---- the report -------------------------------------------------------- */
+
+void tapo_report_init(tapo_report *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tree = node_new("");
+    tapo_sketch_init(&r->durations);
+    tapo_sketch_init(&r->flow_ratios);
+    r->worst = g_ptr_array_new_with_free_func((GDestroyNotify)tapo_flow_row_free);
+}
+
+void tapo_report_free(tapo_report *r)
+{
+    node_free(r->tree);
+    tapo_sketch_free(&r->durations);
+    tapo_sketch_free(&r->flow_ratios);
+    g_ptr_array_free(r->worst, TRUE);
+    memset(r, 0, sizeof *r);
+}
+
+void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v)
+{
+    tapo_breakdown_path paths[TAPO_BREAKDOWN_PATHS];
+    unsigned n = tapo_breakdown(v, paths);
+    for (unsigned i = 0; i < n; i++) {
+        tapo_report_node *node = r->tree;
+        for (unsigned d = 0; d < paths[i].depth; d++) {
+            node = child(node, paths[i].node[d]);
+            node->total += paths[i].amount;
+        }
+    }
+    double duration = v->view->snap.duration_s;
+    r->duration_buckets[tapo_duration_bucket(tapo_milliseconds(duration))]++;
+    tapo_sketch_add(&r->durations, duration);
+}
+
+void tapo_report_add_flow(tapo_report *r, tapo_flow_row *f)
+{
+    r->conversations++;
+    if (f->stalls)
+        r->stalled_conversations++;
+    tapo_sketch_add(&r->flow_ratios, tapo_flow_ratio(f));
+    if (f->stalls)
+        keep_worst(r, f);
+    else
+        tapo_flow_row_free(f);
+}
+
+void tapo_report_merge(tapo_report *into, const tapo_report *from)
+{
+    into->files += from->files;
+    into->packets += from->packets;
+    into->tcp_packets += from->tcp_packets;
+    into->undecodable += from->undecodable;
+    into->conversations += from->conversations;
+    into->stalled_conversations += from->stalled_conversations;
+    into->idle_flushed += from->idle_flushed;
+    node_merge(into->tree, from->tree);
+    for (int b = 0; b < TAPO_DURATION_BUCKETS; b++)
+        into->duration_buckets[b] += from->duration_buckets[b];
+    tapo_sketch_merge(&into->durations, &from->durations);
+    tapo_sketch_merge(&into->flow_ratios, &from->flow_ratios);
+    for (guint i = 0; i < from->worst->len; i++)
+        keep_worst(into, flow_copy(from->worst->pdata[i]));
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static void add_int(JsonBuilder *b, const char *name, int64_t v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, v);
+}
+
+static void add_double(JsonBuilder *b, const char *name, double v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_double_value(b, v);
+}
+
+static void add_string(JsonBuilder *b, const char *name, const char *v)
+{
+    json_builder_set_member_name(b, name);
+    if (v)
+        json_builder_add_string_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+/* Children by total, then name: the same order whatever the merges. */
+static int larger_first(gconstpointer a, gconstpointer b)
+{
+    const tapo_report_node *x = *(tapo_report_node *const *)a, *y = *(tapo_report_node *const *)b;
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static GPtrArray *sorted_children(const tapo_report_node *n)
+{
+    GPtrArray *sorted = g_ptr_array_new();
+    for (guint i = 0; i < n->children->len; i++)
+        g_ptr_array_add(sorted, n->children->pdata[i]);
+    g_ptr_array_sort(sorted, larger_first);
+    return sorted;
+}
+
+static void node_to_json(JsonBuilder *b, const tapo_report_node *n)
+{
+    json_builder_begin_object(b);
+    add_string(b, "name", n->name);
+    add_int(b, "total", n->total);
+    json_builder_set_member_name(b, "children");
+    json_builder_begin_array(b);
+    GPtrArray *sorted = sorted_children(n);
+    for (guint i = 0; i < sorted->len; i++)
+        node_to_json(b, sorted->pdata[i]);
+    g_ptr_array_free(sorted, TRUE);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
+{
+    json_builder_begin_object(b);
+    add_string(b, "file", f->file);
+    add_int(b, "first_frame", f->first_frame);
+    add_string(b, "client", f->client);
+    add_string(b, "server", f->server);
+    add_double(b, "start_s", f->start_s);
+    add_double(b, "duration_s", f->duration_s);
+    add_int(b, "bytes_to_server", (int64_t)f->bytes_to_server);
+    add_int(b, "bytes_to_client", (int64_t)f->bytes_to_client);
+    add_int(b, "stalls", f->stalls);
+    add_double(b, "stalled_time_s", f->stalled_s);
+    add_double(b, "stall_ratio", tapo_flow_ratio(f));
+    tapo_cause dominant = tapo_flow_dominant(f);
+    bool any = dominant != TAPO_CAUSE_COUNT;
+    add_string(b, "dominant_cause", any ? tapo_cause_get(dominant)->name : NULL);
+    add_double(b, "dominant_cause_time_s", any ? f->stalled_by_cause_s[dominant] : 0.0);
+    add_string(b, "advice", any ? tapo_cause_get(dominant)->hint : "");
+    add_string(b, "vantage", f->vantage);
+    json_builder_set_member_name(b, "stalled_time_by_cause_s");
+    json_builder_begin_array(b);
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
+        json_builder_add_double_value(b, f->stalled_by_cause_s[c]);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+char *tapo_report_to_json(const tapo_report *r, bool pretty)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    add_int(b, "tapo_partial", PARTIAL_VERSION);
+    add_int(b, "files", (int64_t)r->files);
+    add_int(b, "packets", (int64_t)r->packets);
+    add_int(b, "tcp_packets", (int64_t)r->tcp_packets);
+    add_int(b, "undecodable", (int64_t)r->undecodable);
+    add_int(b, "conversations", (int64_t)r->conversations);
+    add_int(b, "stalled_conversations", (int64_t)r->stalled_conversations);
+    add_int(b, "idle_flushed", (int64_t)r->idle_flushed);
+    json_builder_set_member_name(b, "breakdown");
+    node_to_json(b, r->tree);
+    json_builder_set_member_name(b, "duration_buckets_ms");
+    json_builder_begin_object(b);
+    for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
+        add_int(b, tapo_duration_bucket_names[i], (int64_t)r->duration_buckets[i]);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "durations");
+    json_builder_add_value(b, tapo_sketch_to_json(&r->durations));
+    json_builder_set_member_name(b, "flow_ratios");
+    json_builder_add_value(b, tapo_sketch_to_json(&r->flow_ratios));
+    json_builder_set_member_name(b, "stall_ratio_quantiles");
+    json_builder_begin_object(b);
+    for (unsigned i = 0; i < G_N_ELEMENTS(figure3_quantiles); i++) {
+        char name[16];
+        g_snprintf(name, sizeof name, "p%g", figure3_quantiles[i] * 100.0);
+        add_double(b, name, tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "worst_flows");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->worst->len; i++)
+        flow_to_json(b, r->worst->pdata[i]);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    JsonGenerator *gen = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, pretty);
+    char *text = json_generator_to_data(gen, NULL);
+    json_node_unref(root);
+    g_object_unref(gen);
+    g_object_unref(b);
+    return text;
+}
+
+static bool node_from_json(tapo_report_node *n, JsonObject *o)
+{
+    JsonArray *children = json_object_get_array_member(o, "children");
+    if (!children)
+        return false;
+    n->total = json_object_get_int_member(o, "total");
+    for (guint i = 0; i < json_array_get_length(children); i++) {
+        JsonObject *c = json_array_get_object_element(children, i);
+        const char *name = c ? json_object_get_string_member(c, "name") : NULL;
+        if (!name || !node_from_json(child(n, name), c))
+            return false;
+    }
+    return true;
+}
+
+static tapo_flow_row *flow_from_json(JsonObject *o)
+{
+    tapo_flow_row *f = g_new0(tapo_flow_row, 1);
+    f->file = g_strdup(json_object_get_string_member(o, "file"));
+    f->first_frame = (uint32_t)json_object_get_int_member(o, "first_frame");
+    f->client = g_strdup(json_object_get_string_member(o, "client"));
+    f->server = g_strdup(json_object_get_string_member(o, "server"));
+    f->start_s = json_object_get_double_member(o, "start_s");
+    f->duration_s = json_object_get_double_member(o, "duration_s");
+    f->bytes_to_server = (uint64_t)json_object_get_int_member(o, "bytes_to_server");
+    f->bytes_to_client = (uint64_t)json_object_get_int_member(o, "bytes_to_client");
+    f->stalls = (uint32_t)json_object_get_int_member(o, "stalls");
+    f->stalled_s = json_object_get_double_member(o, "stalled_time_s");
+    const char *vantage = json_object_get_string_member(o, "vantage");
+    for (int v = 0; vantage && v < TAPO_VANTAGE_COUNT; v++)
+        if (strcmp(vantage, tapo_vantage_name(v)) == 0)
+            f->vantage = tapo_vantage_name(v);
+    JsonArray *by_cause = json_object_get_array_member(o, "stalled_time_by_cause_s");
+    for (guint c = 0; by_cause && c < json_array_get_length(by_cause) && c < TAPO_CAUSE_COUNT; c++)
+        f->stalled_by_cause_s[c] = json_array_get_double_element(by_cause, c);
+    if (!f->file)
+        f->file = g_strdup("");
+    return f;
+}
+
+bool tapo_report_from_json(tapo_report *r, const char *json, GError **error)
+{
+    JsonParser *parser = json_parser_new();
+    bool ok = json_parser_load_from_data(parser, json, -1, error);
+    JsonNode *root = ok ? json_parser_get_root(parser) : NULL;
+    JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+    ok = o && json_object_get_int_member_with_default(o, "tapo_partial", 0) == PARTIAL_VERSION;
+    tapo_report_init(r);
+    if (ok) {
+        r->files = (uint64_t)json_object_get_int_member(o, "files");
+        r->packets = (uint64_t)json_object_get_int_member(o, "packets");
+        r->tcp_packets = (uint64_t)json_object_get_int_member(o, "tcp_packets");
+        r->undecodable = (uint64_t)json_object_get_int_member(o, "undecodable");
+        r->conversations = (uint64_t)json_object_get_int_member(o, "conversations");
+        r->stalled_conversations = (uint64_t)json_object_get_int_member(o, "stalled_conversations");
+        r->idle_flushed = (uint64_t)json_object_get_int_member(o, "idle_flushed");
+        JsonObject *tree = json_object_get_object_member(o, "breakdown");
+        JsonObject *buckets = json_object_get_object_member(o, "duration_buckets_ms");
+        JsonArray *worst = json_object_get_array_member(o, "worst_flows");
+        ok = tree && buckets && worst && node_from_json(r->tree, tree);
+        for (int i = 0; ok && i < TAPO_DURATION_BUCKETS; i++)
+            r->duration_buckets[i] = (uint64_t)json_object_get_int_member(buckets, tapo_duration_bucket_names[i]);
+        ok = ok && tapo_sketch_from_json(&r->durations, json_object_get_member(o, "durations")) &&
+             tapo_sketch_from_json(&r->flow_ratios, json_object_get_member(o, "flow_ratios"));
+        for (guint i = 0; ok && i < json_array_get_length(worst); i++) {
+            JsonObject *f = json_array_get_object_element(worst, i);
+            if (f)
+                keep_worst(r, flow_from_json(f));
+        }
+    }
+    if (!ok && error && !*error)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a TAPO partial result");
+    g_object_unref(parser);
+    return ok;
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+static void print_node(FILE *out, const tapo_report_node *n, int64_t parent_total, int depth)
+{
+    if (depth > 0) {
+        fprintf(out, "%*s%-*s %12" G_GINT64_FORMAT, 2 * (depth - 1), "", 52 - 2 * (depth - 1), n->name,
+                n->total);
+        if (depth > 1 && parent_total > 0)
+            fprintf(out, " %7.2f%%", 100.0 * (double)n->total / (double)parent_total);
+        fputc('\n', out);
+    }
+    GPtrArray *sorted = sorted_children(n);
+    for (guint i = 0; i < sorted->len; i++)
+        print_node(out, sorted->pdata[i], n->total, depth + 1);
+    g_ptr_array_free(sorted, TRUE);
+}
+
+void tapo_report_print_text(const tapo_report *r, FILE *out)
+{
+    fprintf(out, "TAPO batch report: %" G_GUINT64_FORMAT " captures, %" G_GUINT64_FORMAT " packets (%"
+            G_GUINT64_FORMAT " TCP, %" G_GUINT64_FORMAT " undecodable)\n", r->files, r->packets,
+            r->tcp_packets, r->undecodable);
+    fprintf(out, "Connections analysed: %" G_GUINT64_FORMAT ", with stalls: %" G_GUINT64_FORMAT
+            ", written out after the idle timeout: %" G_GUINT64_FORMAT "\n\n", r->conversations,
+            r->stalled_conversations, r->idle_flushed);
+    fprintf(out, "%-52s %12s %8s\n", "Breakdown (paper Tables 3, 5, 6, 7)", "count/ms", "percent");
+    print_node(out, r->tree, 0, 0);
+    fprintf(out, "\n%s:", TAPO_NODE_DURATION);
+    for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
+        fprintf(out, " %s: %" G_GUINT64_FORMAT, tapo_duration_bucket_names[i], r->duration_buckets[i]);
+    fprintf(out, "\nStall duration quantiles (s): p50 %.3f, p90 %.3f, p99 %.3f\n",
+            tapo_sketch_quantile(&r->durations, 0.5), tapo_sketch_quantile(&r->durations, 0.9),
+            tapo_sketch_quantile(&r->durations, 0.99));
+    fprintf(out, "Stall ratio (stalled time / flow duration) over all flows (paper Figure 3):");
+    for (unsigned i = 0; i < G_N_ELEMENTS(figure3_quantiles); i++)
+        fprintf(out, "%s p%g %.2f", i ? "," : "", figure3_quantiles[i] * 100.0,
+                tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
+    fprintf(out, "\n\nMost stalled connections\n%-22s %-46s %8s %6s %10s %6s  %-9s %-20s %s\n",
+            "capture:frame", "client -> server", "dur(s)", "stalls", "stalled(s)", "ratio", "vantage",
+            "dominant cause", "advice");
+    for (guint i = 0; i < r->worst->len; i++) {
+        const tapo_flow_row *f = r->worst->pdata[i];
+        tapo_cause d = tapo_flow_dominant(f);
+        char *where = g_strdup_printf("%s:%u", f->file, f->first_frame);
+        char *ends = g_strdup_printf("%s -> %s", f->client, f->server);
+        fprintf(out, "%-22s %-46s %8.3f %6u %10.3f %6.2f  %-9s %-20s %s\n", where, ends, f->duration_s,
+                f->stalls, f->stalled_s, tapo_flow_ratio(f), f->vantage ? f->vantage : "-",
+                d == TAPO_CAUSE_COUNT ? "-" : tapo_cause_get(d)->name,
+                d == TAPO_CAUSE_COUNT ? "" : tapo_cause_get(d)->hint);
+        g_free(where);
+        g_free(ends);
+    }
+}
+
+void tapo_report_print_json(const tapo_report *r, FILE *out)
+{
+    char *text = tapo_report_to_json(r, true);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+}

@@ -1,0 +1,88 @@
+/* report.h: what a run of the batch analyser adds up, and how partial
+ * results merge.
+ *
+ * The breakdown follows the plugin's statistics tree (breakdown.h), the
+ * flow report the Lua companion's (per connection: duration, stalled time,
+ * stall ratio, dominant cause); the stall ratio's distribution over flows
+ * is the paper's Figure 3.  Everything here merges exactly: counts and
+ * times add, quantile sketches add their buckets, and the worst flows of
+ * a merge are the worst of the parts' worst flows.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_REPORT_H
+#define TAPO_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <glib.h>
+
+#include "breakdown.h"
+#include "sketch.h"
+#include "vocabulary.h"
+
+#define TAPO_REPORT_WORST_FLOWS 20    /* flows listed in the report, count */
+
+/* One connection's line of the flow report. */
+typedef struct tapo_flow_row {
+    char *file;                       /* capture it started in */
+    uint32_t first_frame;             /* its first frame there: the connection's id */
+    char *client;                     /* "address:port" of the SYN's sender (the first packet's without one) */
+    char *server;
+    double start_s;                   /* first packet, seconds since the epoch */
+    double duration_s;                /* first to last packet, seconds */
+    uint64_t bytes_to_server;         /* TCP payload, retransmissions included, bytes */
+    uint64_t bytes_to_client;
+    uint32_t stalls;                  /* count */
+    double stalled_s;                 /* sum of the stalls' durations, seconds */
+    double stalled_by_cause_s[TAPO_CAUSE_COUNT];
+    const char *vantage;              /* of its latest stall; NULL without stalls */
+} tapo_flow_row;
+
+double tapo_flow_ratio(const tapo_flow_row *f);
+/* The cause with the most stalled time; TAPO_CAUSE_COUNT without stalls. */
+tapo_cause tapo_flow_dominant(const tapo_flow_row *f);
+void tapo_flow_row_free(tapo_flow_row *f);
+
+/* A node of the breakdown tree. */
+typedef struct tapo_report_node {
+    char *name;
+    int64_t total;                    /* stalls, or milliseconds */
+    GPtrArray *children;              /* tapo_report_node, in order of first use */
+} tapo_report_node;
+
+typedef struct tapo_report {
+    uint64_t files;                   /* captures read, count */
+    uint64_t packets;                 /* frames read, count */
+    uint64_t tcp_packets;             /* frames analysed, count */
+    uint64_t undecodable;             /* frames skipped with a message, count */
+    uint64_t conversations;           /* connections analysed, count */
+    uint64_t stalled_conversations;   /* of which with stalls, count */
+    uint64_t idle_flushed;            /* connections written out after the idle timeout, count */
+    tapo_report_node *tree;           /* root: its children are the breakdown's roots */
+    uint64_t duration_buckets[TAPO_DURATION_BUCKETS];
+    tapo_sketch durations;            /* stall durations, seconds */
+    tapo_sketch flow_ratios;          /* stall ratio of every flow, stalled or not */
+    GPtrArray *worst;                 /* tapo_flow_row, most stalled time first, at most TAPO_REPORT_WORST_FLOWS */
+} tapo_report;
+
+void tapo_report_init(tapo_report *r);
+void tapo_report_free(tapo_report *r);
+
+void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v);
+
+/* A connection that ended; the report takes the row. */
+void tapo_report_add_flow(tapo_report *r, tapo_flow_row *f);
+
+void tapo_report_merge(tapo_report *into, const tapo_report *from);
+
+/* Partial results, for merging later (tapo merge). */
+char *tapo_report_to_json(const tapo_report *r, bool pretty);
+bool tapo_report_from_json(tapo_report *r, const char *json, GError **error);
+
+/* The breakdown and the flow report, as text or as JSON. */
+void tapo_report_print_text(const tapo_report *r, FILE *out);
+void tapo_report_print_json(const tapo_report *r, FILE *out);
+
+#endif /* TAPO_REPORT_H */

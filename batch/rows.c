@@ -1,0 +1,173 @@
+/* rows.c: see rows.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "rows.h"
+
+#include <string.h>
+
+#include "stall_fields.h"
+
+static const char *const place_columns[] = {
+    "file", "frame.number", "frame.time_epoch", "src", "srcport", "dst", "dstport", "tapo.conn",
+};
+
+/* The Lua companion's CSV columns (lua/tapo_report.lua), with the
+ * capture and the connection's first frame for a stream number. */
+static const char *const flow_columns[] = {
+    "file", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
+    "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
+    "dominant_cause_time_s", "advice", "vantage",
+};
+
+void tapo_rows_stall_header(GString *out, tapo_rows_format format)
+{
+    if (format != TAPO_ROWS_CSV)
+        return;
+    for (unsigned i = 0; i < G_N_ELEMENTS(place_columns); i++)
+        g_string_append_printf(out, "%s%s", i ? "," : "", place_columns[i]);
+    for (int f = 0; f < TAPO_F_COUNT; f++)
+        g_string_append_printf(out, ",%s", tapo_field_defs[f].name);
+    g_string_append_c(out, '\n');
+}
+
+void tapo_rows_flow_header(GString *out, tapo_rows_format format)
+{
+    if (format != TAPO_ROWS_CSV)
+        return;
+    for (unsigned i = 0; i < G_N_ELEMENTS(flow_columns); i++)
+        g_string_append_printf(out, "%s%s", i ? "," : "", flow_columns[i]);
+    g_string_append_c(out, '\n');
+}
+
+/* CSV quotes a text with a comma, quote or newline; JSON escapes it. */
+static void put_text(GString *s, tapo_rows_format format, const char *text)
+{
+    if (format == TAPO_ROWS_JSONL) {
+        g_string_append_c(s, '"');
+        for (const char *c = text; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                g_string_append_printf(s, "\\%c", *c);
+            else if ((unsigned char)*c < 0x20)
+                g_string_append_printf(s, "\\u%04x", (unsigned char)*c);
+            else
+                g_string_append_c(s, *c);
+        }
+        g_string_append_c(s, '"');
+        return;
+    }
+    if (!strpbrk(text, ",\"\n")) {
+        g_string_append(s, text);
+        return;
+    }
+    g_string_append_c(s, '"');
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            g_string_append_c(s, '"');
+        g_string_append_c(s, *c);
+    }
+    g_string_append_c(s, '"');
+}
+
+static void put_value(GString *s, tapo_rows_format format, tapo_field_type type,
+                      const tapo_field_value *f)
+{
+    if (!f->present) {
+        if (format == TAPO_ROWS_JSONL)
+            g_string_append(s, "null");
+        return;
+    }
+    switch (type) {
+    case TAPO_FIELD_STRING:
+        put_text(s, format, f->s);
+        break;
+    case TAPO_FIELD_BOOL:
+        g_string_append(s, format == TAPO_ROWS_JSONL ? (f->b ? "true" : "false") : (f->b ? "1" : "0"));
+        break;
+    case TAPO_FIELD_SECONDS:
+        g_string_append_printf(s, "%.9f", f->d);
+        break;
+    case TAPO_FIELD_DOUBLE:
+        g_string_append_printf(s, "%.15g", f->d);
+        break;
+    case TAPO_FIELD_UINT:
+    case TAPO_FIELD_FRAME:
+    case TAPO_FIELD_PORT:
+        g_string_append_printf(s, "%u", f->u);
+        break;
+    }
+}
+
+static void begin(GString *s, tapo_rows_format format, const char *name, bool first)
+{
+    if (format == TAPO_ROWS_JSONL)
+        g_string_append_printf(s, "%s\"%s\":", first ? "{" : ",", name);
+    else if (!first)
+        g_string_append_c(s, ',');
+}
+
+void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *place,
+                     const tapo_verdict *v, const tapo_conv_summary *sum)
+{
+    begin(s, format, place_columns[0], true);
+    put_text(s, format, place->file);
+    begin(s, format, place_columns[1], false);
+    g_string_append_printf(s, "%u", place->frame);
+    begin(s, format, place_columns[2], false);
+    g_string_append_printf(s, "%.6f", place->time_s);
+    begin(s, format, place_columns[3], false);
+    put_text(s, format, place->src);
+    begin(s, format, place_columns[4], false);
+    g_string_append_printf(s, "%u", place->sport);
+    begin(s, format, place_columns[5], false);
+    put_text(s, format, place->dst);
+    begin(s, format, place_columns[6], false);
+    g_string_append_printf(s, "%u", place->dport);
+    begin(s, format, place_columns[7], false);
+    g_string_append_printf(s, "%u", place->conn);
+    tapo_field_value fields[TAPO_F_COUNT];
+    char inferred[TAPO_INFERRED_LINE_MAX];
+    tapo_stall_fields(v, sum, fields, inferred);
+    for (int f = 0; f < TAPO_F_COUNT; f++) {
+        begin(s, format, tapo_field_defs[f].name, false);
+        put_value(s, format, tapo_field_defs[f].type, &fields[f]);
+    }
+    g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
+}
+
+void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
+{
+    tapo_cause dominant = tapo_flow_dominant(f);
+    bool any = dominant != TAPO_CAUSE_COUNT;
+    begin(s, format, flow_columns[0], true);
+    put_text(s, format, f->file);
+    begin(s, format, flow_columns[1], false);
+    g_string_append_printf(s, "%u", f->first_frame);
+    begin(s, format, flow_columns[2], false);
+    put_text(s, format, f->client);
+    begin(s, format, flow_columns[3], false);
+    put_text(s, format, f->server);
+    begin(s, format, flow_columns[4], false);
+    g_string_append_printf(s, "%.6f", f->start_s);
+    begin(s, format, flow_columns[5], false);
+    g_string_append_printf(s, "%.6f", f->duration_s);
+    begin(s, format, flow_columns[6], false);
+    g_string_append_printf(s, "%" G_GUINT64_FORMAT, f->bytes_to_server);
+    begin(s, format, flow_columns[7], false);
+    g_string_append_printf(s, "%" G_GUINT64_FORMAT, f->bytes_to_client);
+    begin(s, format, flow_columns[8], false);
+    g_string_append_printf(s, "%u", f->stalls);
+    begin(s, format, flow_columns[9], false);
+    g_string_append_printf(s, "%.6f", f->stalled_s);
+    begin(s, format, flow_columns[10], false);
+    g_string_append_printf(s, "%.6f", tapo_flow_ratio(f));
+    begin(s, format, flow_columns[11], false);
+    put_text(s, format, any ? tapo_cause_get(dominant)->name : "");
+    begin(s, format, flow_columns[12], false);
+    g_string_append_printf(s, "%.6f", any ? f->stalled_by_cause_s[dominant] : 0.0);
+    begin(s, format, flow_columns[13], false);
+    put_text(s, format, any ? tapo_cause_get(dominant)->hint : "");
+    begin(s, format, flow_columns[14], false);
+    put_text(s, format, f->vantage ? f->vantage : "");
+    g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
+}

@@ -1,0 +1,43 @@
+/* rows.h: one row per stall, as CSV or JSON Lines, with the plugin's field
+ * names (stall_fields.h) after the columns that place the stall: the
+ * capture, the frame, its time and the connection's endpoints.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_ROWS_H
+#define TAPO_ROWS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <glib.h>
+
+#include "conversation.h"
+#include "report.h"
+#include "stall.h"
+
+typedef enum {
+    TAPO_ROWS_CSV,
+    TAPO_ROWS_JSONL
+} tapo_rows_format;
+
+/* Where a stall was: the columns before the fields. */
+typedef struct tapo_row_place {
+    const char *file;
+    uint32_t frame;
+    double time_s;                    /* seconds since the epoch */
+    const char *src;                  /* the analysed sender: "address", and its port */
+    uint16_t sport;
+    const char *dst;                  /* the receiver */
+    uint16_t dport;
+    uint32_t conn;                    /* the connection's first frame in its capture */
+} tapo_row_place;
+
+/* The header line (CSV only), then one line per stall or flow, appended. */
+void tapo_rows_stall_header(GString *out, tapo_rows_format format);
+void tapo_rows_stall(GString *out, tapo_rows_format format, const tapo_row_place *place,
+                     const tapo_verdict *v, const tapo_conv_summary *sum);
+void tapo_rows_flow_header(GString *out, tapo_rows_format format);
+void tapo_rows_flow(GString *out, tapo_rows_format format, const tapo_flow_row *f);
+
+#endif /* TAPO_ROWS_H */

@@ -1,0 +1,162 @@
+/* sketch.c: see sketch.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "sketch.h"
+
+#include <math.h>
+#include <string.h>
+
+/* gamma = (1 + a) / (1 - a): a bucket [gamma^(i-1), gamma^i) holds values
+ * within a of its midpoint 2 gamma^i / (gamma + 1). */
+static double log_gamma(void)
+{
+    return log((1.0 + TAPO_SKETCH_ACCURACY) / (1.0 - TAPO_SKETCH_ACCURACY));
+}
+
+static int bucket_offset(void)
+{
+    return (int)floor(log(TAPO_SKETCH_MIN) / log_gamma());
+}
+
+static int bucket_count(void)
+{
+    return (int)ceil(log(TAPO_SKETCH_MAX) / log_gamma()) - bucket_offset() + 1;
+}
+
+static int bucket_of(double value)
+{
+    if (value < TAPO_SKETCH_MIN)
+        value = TAPO_SKETCH_MIN;
+    if (value > TAPO_SKETCH_MAX)
+        value = TAPO_SKETCH_MAX;
+    return (int)ceil(log(value) / log_gamma()) - bucket_offset();
+}
+
+static double bucket_value(int i)
+{
+    double gamma = exp(log_gamma());
+    return 2.0 * pow(gamma, i + bucket_offset()) / (gamma + 1.0);
+}
+
+void tapo_sketch_init(tapo_sketch *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void tapo_sketch_free(tapo_sketch *s)
+{
+    g_free(s->buckets);
+    s->buckets = NULL;
+}
+
+static void ensure_buckets(tapo_sketch *s)
+{
+    if (!s->buckets)
+        s->buckets = g_new0(uint64_t, (gsize)bucket_count());
+}
+
+void tapo_sketch_add(tapo_sketch *s, double value)
+{
+    if (!(value == value))
+        return;   /* NaN */
+    s->count++;
+    s->sum_nano += (int64_t)llround(value * 1e9);
+    if (value <= 0.0) {
+        s->zeros++;
+        return;
+    }
+    ensure_buckets(s);
+    s->buckets[bucket_of(value)]++;
+}
+
+void tapo_sketch_merge(tapo_sketch *into, const tapo_sketch *from)
+{
+    into->count += from->count;
+    into->sum_nano += from->sum_nano;
+    into->zeros += from->zeros;
+    if (!from->buckets)
+        return;
+    ensure_buckets(into);
+    for (int i = 0; i < bucket_count(); i++)
+        into->buckets[i] += from->buckets[i];
+}
+
+double tapo_sketch_sum(const tapo_sketch *s)
+{
+    return (double)s->sum_nano / 1e9;
+}
+
+double tapo_sketch_quantile(const tapo_sketch *s, double q)
+{
+    if (s->count == 0)
+        return 0.0;
+    uint64_t rank = (uint64_t)ceil(q * (double)s->count);
+    if (rank < 1)
+        rank = 1;
+    if (rank <= s->zeros || !s->buckets)
+        return 0.0;
+    uint64_t seen = s->zeros;
+    for (int i = 0; i < bucket_count(); i++) {
+        seen += s->buckets[i];
+        if (seen >= rank)
+            return bucket_value(i);
+    }
+    return bucket_value(bucket_count() - 1);
+}
+
+JsonNode *tapo_sketch_to_json(const tapo_sketch *s)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    json_builder_set_member_name(b, "count");
+    json_builder_add_int_value(b, (gint64)s->count);
+    json_builder_set_member_name(b, "sum_nano");
+    json_builder_add_int_value(b, s->sum_nano);
+    json_builder_set_member_name(b, "zeros");
+    json_builder_add_int_value(b, (gint64)s->zeros);
+    json_builder_set_member_name(b, "buckets");
+    json_builder_begin_array(b);
+    for (int i = 0; s->buckets && i < bucket_count(); i++) {
+        if (!s->buckets[i])
+            continue;
+        json_builder_begin_array(b);
+        json_builder_add_int_value(b, i);
+        json_builder_add_int_value(b, (gint64)s->buckets[i]);
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+    JsonNode *node = json_builder_get_root(b);
+    g_object_unref(b);
+    return node;
+}
+
+bool tapo_sketch_from_json(tapo_sketch *s, JsonNode *node)
+{
+    tapo_sketch_init(s);
+    if (!node || !JSON_NODE_HOLDS_OBJECT(node))
+        return false;
+    JsonObject *o = json_node_get_object(node);
+    JsonArray *buckets = json_object_get_array_member(o, "buckets");
+    if (!buckets)
+        return false;
+    s->count = (uint64_t)json_object_get_int_member(o, "count");
+    s->sum_nano = json_object_get_int_member(o, "sum_nano");
+    s->zeros = (uint64_t)json_object_get_int_member(o, "zeros");
+    uint64_t total = s->zeros;
+    for (guint k = 0; k < json_array_get_length(buckets); k++) {
+        JsonArray *pair = json_array_get_array_element(buckets, k);
+        gint64 i = pair && json_array_get_length(pair) == 2 ? json_array_get_int_element(pair, 0) : -1;
+        if (i < 0 || i >= bucket_count()) {
+            tapo_sketch_free(s);
+            tapo_sketch_init(s);
+            return false;
+        }
+        ensure_buckets(s);
+        uint64_t n = (uint64_t)json_array_get_int_element(pair, 1);
+        s->buckets[i] += n;
+        total += n;
+    }
+    return total == s->count;
+}

@@ -1,0 +1,210 @@
+"""The batch analyser (tapo): the same stalls as the plugin frame for frame,
+on every capture of the corpus and of the captures written by others; the
+same output whatever the number of workers; partial results that merge
+exactly (also on a local Dask cluster); every output format; bad input
+named and skipped.
+"""
+
+import csv
+import glob
+import gzip
+import io
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import batch_compare
+import tshark_runner as ts
+
+ROOT = ts.ROOT
+REAL = os.environ.get("TAPO_REAL_CAPTURES", os.path.join(os.path.dirname(ROOT), "shared", "real-captures"))
+SCRIPTS = os.path.join(ROOT, "scripts")
+
+
+def tapo(*args, check=True):
+    proc = subprocess.run([batch_compare.batch_binary()] + list(args), capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError("tapo %s: %d\n%s" % (" ".join(args), proc.returncode, proc.stderr))
+    return proc
+
+
+def corpus():
+    return sorted(glob.glob(os.path.join(ROOT, "test-captures", "*.pcap")))
+
+
+def real_captures():
+    if not os.path.isdir(REAL):
+        return []
+    return sorted(p for p in glob.glob(os.path.join(REAL, "*")) if not p.endswith((".md", ".tsv")))
+
+
+class SameAsThePlugin(unittest.TestCase):
+    def check(self, paths):
+        self.assertTrue(paths)
+        for path in paths:
+            with self.subTest(capture=os.path.relpath(path, os.path.dirname(ROOT))):
+                diffs, _ = batch_compare.differences(path)
+                self.assertEqual(diffs, [])
+
+    def test_labelled_corpus(self):
+        self.check(corpus())
+
+    def test_vantage_corpus(self):
+        self.check(sorted(glob.glob(os.path.join(ROOT, "test-captures", "vantage", "*.pcap"))))
+
+    @unittest.skipUnless(os.path.isdir(REAL), "no real captures at %s" % REAL)
+    def test_captures_written_by_others(self):
+        self.check(real_captures())
+
+
+class Outputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="tapo-batch-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def test_csv_has_the_plugins_field_names(self):
+        rows = list(csv.DictReader(io.StringIO(tapo("-q", os.path.join(ROOT, "test-captures", "f-double.pcap")).stdout)))
+        self.assertEqual([(r["frame.number"], r["tapo.stall.cause"]) for r in rows], [("77", "f-double")])
+        for name in ("tapo.stall.duration", "tapo.stall.hint", "tapo.vantage", "tapo.sender", "src", "dstport"):
+            self.assertIn(name, rows[0])
+
+    def test_json_lines(self):
+        out = tapo("-q", "-F", "jsonl", *corpus()).stdout
+        rows = [json.loads(line) for line in out.splitlines()]
+        self.assertGreater(len(rows), 50)
+        self.assertTrue(all(isinstance(r["tapo.stall.duration"], float) for r in rows))
+        self.assertTrue(all(r["tapo.stall.final"] is True for r in rows))
+
+    def test_flows_and_reports(self):
+        flows = self.path("flows.csv")
+        text = tapo("-q", "--flows", flows, "--report", "text", *corpus()).stdout
+        report = json.loads(tapo("-q", "--report", "json", *corpus()).stdout)
+        with open(flows) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), report["conversations"])
+        stalls = sum(int(r["stalls"]) for r in rows)
+        stall_node = next(n for n in report["breakdown"]["children"] if n["name"] == "Stalls")
+        self.assertEqual(stall_node["total"], stalls)
+        self.assertIn("Stall ratio (stalled time / flow duration) over all flows", text)
+        self.assertIn("Tail stalls by congestion state", text)
+        # The breakdown equals the plugin's statistics tree on one capture.
+        mixed = os.path.join(ROOT, "test-captures", "mixed-web.pcap")
+        tree = ts.run(["-2", "-q", "-z", "tapo,tree", "-r", ts.readable(mixed)]).stdout
+        one = json.loads(tapo("-q", "--report", "json", mixed).stdout)
+        for node in one["breakdown"]["children"]:
+            line = next(l for l in tree.splitlines() if l.strip().startswith(node["name"]))
+            self.assertEqual(int(line[len(node["name"]) + line.index(node["name"]):].split()[0]), node["total"])
+
+    def test_jobs_do_not_change_the_output(self):
+        bench = self.path("bench.pcap")
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, "make_bench_capture.py"), bench, "60000",
+                        "--parallel", "16"], check=True, capture_output=True)
+        outputs = [sorted(tapo("-q", "-j", str(j), bench).stdout.splitlines()) for j in (1, 2, 3)]
+        self.assertGreater(len(outputs[0]), 100)
+        self.assertEqual(outputs[0], outputs[1])
+        self.assertEqual(outputs[0], outputs[2])
+
+    def test_partial_results_merge_exactly(self):
+        files = corpus()
+        one = self.path("one.json")
+        tapo("-q", "--partial", one, *files)
+        parts = []
+        for i, group in enumerate((files[0::3], files[1::3], files[2::3])):
+            parts.append(self.path("part%d.json" % i))
+            tapo("-q", "--partial", parts[-1], *group)
+        merged = self.path("merged.json")
+        tapo("merge", "--partial", merged, *parts)
+        with open(one) as a, open(merged) as b:
+            self.assertEqual(json.load(a), json.load(b))
+
+    def test_gzip_and_time_merge(self):
+        plain = os.path.join(ROOT, "test-captures", "zero-window.pcap")
+        packed = self.path("zero-window.pcap.gz")
+        with open(plain, "rb") as src, gzip.open(packed, "wb") as dst:
+            dst.write(src.read())
+        strip = lambda out: [l.split(",", 1)[1] for l in out.splitlines()]   # noqa: E731
+        self.assertEqual(strip(tapo("-q", plain).stdout), strip(tapo("-q", packed).stdout))
+        # Two captures of the same moment, interleaved by time, give what one
+        # capture of both gives.
+        a, b = (os.path.join(ROOT, "test-captures", n) for n in ("tail-paper.pcap", "data-unavailable.pcap"))
+        both = self.path("both.pcap")
+        subprocess.run(["mergecap", "-F", "pcap", "-w", both, a, b], check=True)
+        merged = tapo("-q", "--merge-by-time", a, b).stdout.splitlines()
+        single = tapo("-q", both).stdout.splitlines()
+        self.assertEqual(len(merged), len(single))
+        self.assertEqual(sorted(l.split(",")[8] for l in merged[1:]), sorted(l.split(",")[8] for l in single[1:]))
+
+    def test_progress_stays_quiet_without_a_terminal(self):
+        proc = tapo(os.path.join(ROOT, "test-captures", "f-double.pcap"))
+        self.assertEqual(proc.stderr, "")
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tapo-bad-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_bad_files_are_named_and_the_run_goes_on(self):
+        good = os.path.join(ROOT, "test-captures", "f-double.pcap")
+        with open(good, "rb") as f:
+            data = f.read()
+        truncated = self.write("truncated.pcap", data[:len(data) // 2 + 7])
+        garbage = self.write("garbage.pcap", os.urandom(4096))
+        header = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 147)   # LINKTYPE_USER0
+        unknown = self.write("unknown-link.pcap", header + struct.pack("<IIII", 0, 0, 60, 60) + bytes(60))
+        cut = os.path.join(self.tmp, "cut.pcap")
+        subprocess.run(["editcap", "-s", "30", good, cut], check=True)
+        proc = tapo("-q", truncated, garbage, unknown, cut, good, check=False)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("truncated.pcap: after frame", proc.stderr)
+        self.assertIn("garbage.pcap", proc.stderr)
+        self.assertIn("unknown-link.pcap: frame 1: a link type", proc.stderr)
+        self.assertIn("cut.pcap: frame 1: the TCP/IP headers were cut by the snaplen", proc.stderr)
+        # The good capture after them is analysed as alone.
+        frames = [(r["file"], r["frame.number"]) for r in csv.DictReader(io.StringIO(proc.stdout))]
+        self.assertIn((good, "77"), frames)
+
+
+@unittest.skipUnless(shutil.which("dask-scheduler") or subprocess.run(
+    ["/usr/bin/python3", "-c", "import distributed"], capture_output=True).returncode == 0,
+    "Dask's distributed is not installed")
+class Distributed(unittest.TestCase):
+    def test_local_dask_cluster_gives_the_totals_of_one_run(self):
+        tmp = tempfile.mkdtemp(prefix="tapo-dask-")
+        try:
+            files = [os.path.abspath(p) for p in corpus() + real_captures()]
+            merged, one = os.path.join(tmp, "dask.json"), os.path.join(tmp, "one.json")
+            proc = subprocess.run(["/usr/bin/python3", os.path.join(SCRIPTS, "tapo_dask.py"), "--local", "2",
+                                   "--tapo", batch_compare.batch_binary(), "--partial", merged,
+                                   "--report", "text"] + files, capture_output=True, text=True, timeout=600)
+            self.assertIn(proc.returncode, (0, 2), proc.stderr[-2000:])
+            self.assertIn("TAPO batch report", proc.stdout)
+            tapo("-q", "--partial", one, *files, check=False)
+            with open(one) as a, open(merged) as b:
+                self.assertEqual(json.load(a), json.load(b))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
