@@ -4,71 +4,7 @@
  */
 #include "connections.h"
 
-#include <arpa/inet.h>
 #include <string.h>
-
-/* ---- keys -------------------------------------------------------------- */
-
-static int compare_endpoint(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
-{
-    int c = memcmp(a, b, 16);
-    return c ? c : (int)pa - (int)pb;
-}
-
-void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key)
-{
-    *key = *e;
-    if (compare_endpoint(e->src, e->sport, e->dst, e->dport) > 0) {
-        memcpy(key->src, e->dst, 16);
-        memcpy(key->dst, e->src, 16);
-        key->sport = e->dport;
-        key->dport = e->sport;
-    }
-}
-
-static uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-guint tapo_endpoints_hash(gconstpointer key)
-{
-    const tapo_endpoints *e = key;
-    /* The addresses and ports as 64-bit words, mixed by multiplication
-     * (the constant is the golden ratio's, as in Fibonacci hashing). */
-    const uint64_t k = 0x9e3779b97f4a7c15ull;
-    uint64_t h = ((uint64_t)e->sport << 32 | (uint64_t)e->dport << 16 | e->family) * k;
-    h = (h ^ load64(e->src)) * k;
-    h = (h ^ load64(e->src + 8)) * k;
-    h = (h ^ load64(e->dst)) * k;
-    h = (h ^ load64(e->dst + 8)) * k;
-    return (guint)(h >> 32 ^ h);
-}
-
-static gboolean endpoints_equal(gconstpointer a, gconstpointer b)
-{
-    const tapo_endpoints *x = a, *y = b;
-    return x->family == y->family && x->sport == y->sport && x->dport == y->dport &&
-           memcmp(x->src, y->src, 16) == 0 && memcmp(x->dst, y->dst, 16) == 0;
-}
-
-void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
-                           uint16_t *port)
-{
-    inet_ntop(e->family == 6 ? AF_INET6 : AF_INET, which == 0 ? e->src : e->dst, address,
-              TAPO_ADDRESS_TEXT_MAX);
-    *port = which == 0 ? e->sport : e->dport;
-}
-
-char *tapo_endpoint_text(const tapo_endpoints *e, int which)
-{
-    char address[TAPO_ADDRESS_TEXT_MAX];
-    uint16_t port;
-    tapo_endpoint_address(e, which, address, &port);
-    return e->family == 6 ? g_strdup_printf("[%s]:%u", address, port) : g_strdup_printf("%s:%u", address, port);
-}
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -76,7 +12,7 @@ void tapo_conns_init(tapo_conn_table *t, const tapo_config *cfg, double grace_s,
                      tapo_conn_sink sink, const char *const *file_names)
 {
     memset(t, 0, sizeof *t);
-    t->by_key = g_hash_table_new(tapo_endpoints_hash, endpoints_equal);
+    t->by_key = g_hash_table_new(tapo_endpoints_hash, tapo_endpoints_equal);
     g_queue_init(&t->open);
     g_queue_init(&t->over);
     t->cfg = cfg;
@@ -120,8 +56,8 @@ static tapo_flow_row *flow_row(const tapo_conn_table *t, const tapo_connection *
     row->file = g_strdup(t->file_names[c->start.file]);
     row->first_frame = c->start.frame;
     int client = c->summary.initiator >= 0 ? c->summary.initiator : 0;
-    row->client = tapo_endpoint_text(&c->first, client);
-    row->server = tapo_endpoint_text(&c->first, 1 - client);
+    row->client = tapo_endpoint_text(&c->id.first, client);
+    row->server = tapo_endpoint_text(&c->id.first, 1 - client);
     row->start_s = c->start.epoch_s;
     row->duration_s = c->last_rel_s - c->start.rel_s;
     row->bytes_to_server = c->bytes[client];
@@ -158,9 +94,8 @@ static tapo_connection *start_connection(tapo_conn_table *t, const tapo_endpoint
 {
     tapo_connection *c = g_new0(tapo_connection, 1);
     c->key = *key;
-    c->first = seg->ends;
+    tapo_flow_identity_init(&c->id, seg);
     c->start = *place;
-    tapo_wire_init(&c->wire);
     c->conv = g_new0(tapo_conv, 1);
     tapo_conv_init(c->conv, t->cfg);
     c->lru.data = c;
@@ -169,56 +104,20 @@ static tapo_connection *start_connection(tapo_conn_table *t, const tapo_endpoint
     return c;
 }
 
-/* As the plugin tells endpoints apart: by port, and by address when both
- * ports are equal. */
-static int endpoint_of(const tapo_connection *c, const tapo_segment_fields *seg)
-{
-    if (seg->ends.sport != seg->ends.dport)
-        return seg->ends.sport == c->first.sport ? 0 : 1;
-    return memcmp(seg->ends.src, c->first.src, 16) == 0 ? 0 : 1;
-}
-
-static void to_packet(const tapo_packet_place *place, int from, const tapo_segment_fields *seg,
-                      tapo_packet *p)
-{
-    p->frame = place->frame;
-    p->time_s = place->rel_s;
-    p->from = from;
-    p->src_port = seg->ends.sport;
-    p->dst_port = seg->ends.dport;
-    p->header_valid = true;
-    p->seq_raw = seg->seq_raw;
-    p->ack_raw = seg->ack_raw;
-    p->payload_len = seg->payload_len;
-    p->flags = seg->flags & 0xff;
-    p->mss_option = seg->mss_option;
-    if (seg->flags & TAPO_TCP_ACK) {
-        p->sack_count = seg->sack_count;
-        memcpy(p->sack_left_raw, seg->sack_left_raw, sizeof p->sack_left_raw);
-        memcpy(p->sack_right_raw, seg->sack_right_raw, sizeof p->sack_right_raw);
-    }
-    p->ip_id = seg->ip_id;
-    p->has_timestamps = seg->has_timestamps;
-    p->tsval = seg->tsval;
-    p->tsecr = seg->tsecr;
-}
-
 void tapo_conns_packet(tapo_conn_table *t, const tapo_packet_place *place, const tapo_segment_fields *seg)
 {
     tapo_endpoints key;
     tapo_endpoints_canonical(&seg->ends, &key);
     tapo_connection *c = g_hash_table_lookup(t->by_key, &key);
-    if (c && tapo_wire_splits(&c->wire, endpoint_of(c, seg), seg)) {
+    if (c && tapo_flow_splits(&c->id, seg)) {
         end_connection(t, c, false);
         c = NULL;
     }
     if (!c)
         c = start_connection(t, &key, place, seg);
-    int from = endpoint_of(c, seg);
+    int from = tapo_flow_endpoint(&c->id, seg);
     tapo_packet p;
-    memset(&p, 0, sizeof p);
-    to_packet(place, from, seg, &p);
-    tapo_wire_segment(&c->wire, from, seg, &p);
+    tapo_flow_packet(&c->id, place->frame, place->rel_s, from, seg, &p);
     if (!c->conv) {
         /* A packet after the connection was over: a fresh state goes on. */
         c->conv = g_new0(tapo_conv, 1);
@@ -231,10 +130,11 @@ void tapo_conns_packet(tapo_conn_table *t, const tapo_packet_place *place, const
     c->last_rel_s = place->rel_s;
     c->last_clock_s = place->clock_s;
     c->last_epoch_s = place->epoch_s;
+    /* Over (both FINs acknowledged, or a reset): kept for the grace
+     * period with its state, as the plugin keeps it (a lost last ACK
+     * brings the peer's FIN again), then written out. */
     g_queue_unlink(queue_of(t, c), &c->lru);
     c->over = tapo_conv_is_over(c->conv);
-    if (c->over)
-        drop_state(c);
     g_queue_push_tail_link(queue_of(t, c), &c->lru);
 }
 
@@ -243,7 +143,7 @@ void tapo_conns_quoted(tapo_conn_table *t, const tapo_segment_fields *seg)
     tapo_endpoints key;
     tapo_endpoints_canonical(&seg->ends, &key);
     tapo_connection *c = g_hash_table_lookup(t->by_key, &key);
-    if (c && tapo_wire_splits(&c->wire, endpoint_of(c, seg), seg))
+    if (c && tapo_flow_splits(&c->id, seg))
         end_connection(t, c, false);
 }
 

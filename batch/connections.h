@@ -22,8 +22,9 @@
 #include "config.h"
 #include "conversation.h"
 #include "decode.h"
+#include "endpoints.h"
+#include "flow_identity.h"
 #include "report.h"
-#include "wire_state.h"
 
 /* Where a packet comes from in the run. */
 typedef struct tapo_packet_place {
@@ -43,12 +44,11 @@ typedef struct tapo_batch_stall {
 
 typedef struct tapo_connection {
     tapo_endpoints key;               /* canonical: the lower endpoint first */
-    tapo_endpoints first;             /* as its first packet carried them: endpoint 0 sent it */
+    tapo_flow_identity id;            /* endpoints as its first packet carried them, wire state */
     tapo_packet_place start;          /* its first packet */
     double last_rel_s;                /* its latest packet, seconds since the run's first frame */
     double last_clock_s;              /* the run's clock at its latest packet, seconds */
     double last_epoch_s;
-    tapo_wire_state wire;
     tapo_conv *conv;                  /* NULL once over */
     tapo_conv_summary summary;        /* kept when conv is dropped */
     GPtrArray *stalls;                /* tapo_batch_stall; NULL until the first */
@@ -98,19 +98,5 @@ void tapo_conns_end_all(tapo_conn_table *t);
 
 /* Writes out every connection (the end of the input) and frees the table. */
 void tapo_conns_finish(tapo_conn_table *t);
-
-/* The canonical key of a segment's endpoints, and its hash. */
-void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key);
-guint tapo_endpoints_hash(gconstpointer key);
-
-#define TAPO_ADDRESS_TEXT_MAX 46      /* bytes: INET6_ADDRSTRLEN */
-
-/* The address (as text) and port of endpoint 0 (src) or 1 of a
- * connection's first packet. */
-void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
-                           uint16_t *port);
-
-/* The same as "address:port" ("[address]:port" for IPv6), allocated. */
-char *tapo_endpoint_text(const tapo_endpoints *e, int which);
 
 #endif /* TAPO_CONNECTIONS_H */

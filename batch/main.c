@@ -19,7 +19,7 @@
 #include "rows.h"
 #include "run.h"
 
-#define DEFAULT_GRACE_S 300.0         /* a connection is written out this long after it is over */
+#define DEFAULT_GRACE_S TAPO_CLOSED_GRACE_S  /* a connection is written out this long after it is over */
 #define DEFAULT_IDLE_S 3600.0         /* or after this long without packets */
 #define EXIT_INPUT_PROBLEM 2          /* as tshark: an input could not be read to its end */
 
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
           "A preference, as in the plugin: tapo.tau:3, tapo.min_stall_ms:0, tapo.sender:initiator, ...",
           "tapo.NAME:VALUE" },
         { "grace", 0, 0, G_OPTION_ARG_DOUBLE, &opt.grace_s,
-          "Seconds after a connection is over before it is written out (default 300)", "S" },
+          "Seconds after a connection is over before it is written out (default 240)", "S" },
         { "idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt.idle_s,
           "Seconds without packets before a connection is written out (default 3600)", "S" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "No progress line on stderr", NULL },

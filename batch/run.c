@@ -92,8 +92,8 @@ static void on_stall(void *ctx, const tapo_connection *c, const tapo_batch_stall
         .file = w->sh->names[s->place.file], .frame = s->place.frame, .time_s = s->place.epoch_s,
         .src = src, .dst = dst, .conn = c->start.frame,
     };
-    tapo_endpoint_address(&c->first, v->sender, src, &place.sport);
-    tapo_endpoint_address(&c->first, 1 - v->sender, dst, &place.dport);
+    tapo_endpoint_address(&c->id.first, v->sender, src, &place.sport);
+    tapo_endpoint_address(&c->id.first, 1 - v->sender, dst, &place.dport);
     tapo_rows_stall(w->stall_out, w->sh->o->format, &place, v, &c->summary);
     flush(w, false);
 }

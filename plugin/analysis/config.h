@@ -57,6 +57,12 @@ typedef struct tapo_config {
  * the responder and at least this much: more than a request. */
 #define TAPO_SENDER_SWITCH_BYTES 4096 /* bytes */
 
+/* A connection that is over (both FINs acknowledged, or a reset) keeps its
+ * state this long after its latest packet: a lost last ACK makes the peer
+ * resend its FIN on its timer (Linux: at most 120 s apart, tcp_orphan_retries
+ * times), and that stall needs the state.  Then only a summary stays. */
+#define TAPO_CLOSED_GRACE_S 240.0     /* seconds: twice Linux's largest RTO */
+
 /* The defaults of the paper and of Linux. */
 void tapo_config_init_defaults(tapo_config *cfg);
 

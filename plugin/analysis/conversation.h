@@ -134,10 +134,10 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
 tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config *cfg,
                                tapo_basis *basis);
 
-/* True once no later packet can change a verdict: both FINs acknowledged,
- * or a reset.  The caller may then keep only the summary (memory bound on
- * endless captures); a later packet of the connection starts a fresh
- * state resumed from it. */
+/* True once both FINs are acknowledged, or after a reset.  Once no packet
+ * came for TAPO_CLOSED_GRACE_S more, the caller may keep only the summary
+ * (memory bound on endless captures); a later packet of the connection
+ * starts a fresh state resumed from it. */
 bool tapo_conv_is_over(const tapo_conv *c);
 
 void tapo_conv_summarize(const tapo_conv *c, tapo_conv_summary *sum);

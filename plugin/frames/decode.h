@@ -36,6 +36,7 @@ typedef struct tapo_segment_fields {
     uint16_t flags;              /* TAPO_TCP_* and the rest of the flag bits */
     uint16_t window_raw;         /* the 16-bit field, unscaled */
     uint32_t payload_len;        /* bytes, from the IP lengths (snaplen-proof) */
+    bool options_truncated;      /* the snaplen cut the TCP options: Wireshark stops reading there */
     bool has_wscale;             /* window scale option present */
     uint8_t wscale;              /* its shift count, as sent */
     uint16_t mss_option;         /* bytes; 0 none */

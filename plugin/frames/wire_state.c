@@ -67,7 +67,9 @@ static void note_window_scale(tapo_wire_state *w, int from, const tapo_segment_f
     tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[1 - from];
     if (seg->has_wscale)
         fwd->win_scale = seg->wscale > TAPO_WS_SHIFT_MAX ? TAPO_WS_SHIFT_MAX : seg->wscale;
-    if (!(seg->flags & TAPO_TCP_SYN))
+    /* Wireshark checks scaling after the options: options cut by the
+     * snaplen end its reading of the segment before that. */
+    if (!(seg->flags & TAPO_TCP_SYN) || seg->options_truncated)
         return;
     if (fwd->win_scale == TAPO_WS_SCALE_UNKNOWN)
         fwd->win_scale = rev->win_scale = TAPO_WS_SCALE_NONE;

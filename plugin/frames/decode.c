@@ -114,6 +114,7 @@ static tapo_decode_result tcp(cursor c, uint32_t ip_payload, tapo_segment_fields
     out->mss_option = 0;
     /* Options cut by the snaplen are lost, as in Wireshark. */
     uint32_t captured = c.len < header ? c.len : header;
+    out->options_truncated = captured < header;
     tcp_options(c.p + 20, captured > 20 ? captured - 20 : 0, out);
     return TAPO_DECODE_TCP;
 }

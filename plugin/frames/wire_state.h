@@ -12,8 +12,10 @@
  *   ACK: ack - 1); a SYN-ACK with another seq replaces the base;
  * - a window scale option sets its direction's shift (at most 14); a SYN
  *   whose direction has none sets both to "no scaling", and a SYN-ACK does
- *   so when the SYN had none; non-SYN windows are scaled by a known shift,
- *   and unscaled (scale unknown) before any handshake;
+ *   so when the SYN had none (unless the snaplen cut the SYN's options:
+ *   Wireshark's reading of the segment ends there); non-SYN windows are
+ *   scaled by a known shift, and unscaled (scale unknown) before any
+ *   handshake;
  * - a zero-window probe is one byte at the next sequence number while the
  *   peer's last raw window was 0; a keep-alive is 0 or 1 byte at the next
  *   sequence number minus one, without SYN, FIN or RST.  The next sequence
