@@ -1,12 +1,26 @@
-/* packet-tapo.c: the TAPO post-dissector: registration, preferences, the
- * per-stream table and the two passes.
+/* packet-tapo.c: the TAPO post-dissector: registration, preferences, when
+ * the analysis runs, the per-connection table and the two passes.
  *
- * Compute once, render many (SDK notes section 3): on the first pass
- * (frame not visited) each frame updates its conversation and a stall
- * record is stored with the frame; later passes only render it.  The one
- * place where hindsight enters is the verdict: on a visited frame the
- * whole capture has been seen, so tapo_conv_verdict() uses the revised
- * facts and tapo.stall.final is true.
+ * TAPO reads each frame's TCP segment from its bytes (tapo_input.h) and
+ * asks Wireshark for no field, so nothing is built for it unless something
+ * needs TAPO: a display filter, column, coloring rule or -e naming a tapo
+ * field (Wireshark then marks the protocol referenced), a tap on TAPO's
+ * (the statistics tree, the Lua companion's listener), the preference
+ * tapo.analyse, or a tshark command line naming tapo (the first pass of
+ * tshark -2 has no tree to tell).  Installed but unused, TAPO returns at
+ * once on every frame.
+ *
+ * The analysis takes the frames in order, from frame 1: the first pass
+ * over the file that needs TAPO analyses every frame as it goes (tshark's
+ * single or first pass, the GUI's loading, or the refilter or retap the
+ * GUI runs when a TAPO filter or statistic is asked for later), and stores
+ * a stall record with each stall-ending frame.  A frame dissected out of
+ * order before that (the GUI's packet list) is not analysed yet.
+ *
+ * Compute once, render many: the verdict is rendered from the record.  A
+ * frame rendered in the same call that analysed it gets the verdict known
+ * at that packet (tapo.stall.final false); rendered later, the whole
+ * capture has been read and hindsight is used (final true).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,6 +32,8 @@
 #include <epan/tap.h>
 
 #include "conversation.h"
+#include "endpoints.h"
+#include "flow_identity.h"
 #include "tapo_input.h"
 #include "tapo_render.h"
 
@@ -29,7 +45,7 @@
 static int proto_tapo = -1;
 static int tapo_tap = -1;
 static dissector_handle_t tapo_handle;
-static bool inputs_ok;
+static bool command_names_tapo;   /* the tshark command line names tapo */
 
 static tapo_config cfg;
 static const char *pref_tau = "2";
@@ -40,28 +56,37 @@ static unsigned pref_min_stall_ms = 10;        /* milliseconds */
 static int pref_sender = TAPO_SENDER_AUTO;
 static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
 static range_t *pref_server_ports;
+static tapo_bool_pref pref_analyse_always;
 
-/* One TCP connection (tcp.stream) and how to tell its endpoints apart.
- * Its state lives while the connection is open; once it is over only the
- * summary stays (the memory a long capture holds depends on the
- * connections open at once, not on how many there were). */
+/* One TCP connection and how to tell its endpoints apart.  Its state lives
+ * while the connection is open; once it is over only the summary stays
+ * (the memory a long capture holds depends on the connections open at
+ * once, not on how many there were). */
 typedef struct tapo_flow {
+    tapo_endpoints key;         /* canonical endpoints */
+    tapo_flow_identity id;      /* endpoint 0 sent its first packet; Wireshark's view of it */
+    uint32_t number;            /* connections of the file, from 0 (the tap's stream) */
     tapo_conv *conv;            /* NULL once the connection is over */
     tapo_conv_summary summary;  /* kept when conv is dropped */
-    address first_src;          /* source address of endpoint 0 */
-    uint16_t first_port;        /* source port of endpoint 0 */
     uint32_t vantage_note_frame;/* the stall that carries the note about the vantage; 0 none yet */
+    double last_seen_s;         /* its latest packet, capture time, seconds */
+    bool closing;               /* in closed_flows, waiting for its grace period to pass */
 } tapo_flow;
 
 /* What a stall-ending frame keeps between passes. */
 typedef struct tapo_frame_stall {
     tapo_stall_record rec;
     tapo_flow *flow;
-    uint32_t stream;
 } tapo_frame_stall;
 
-/* tcp.stream -> tapo_flow; file scope, rebuilt by the init routine. */
-static wmem_map_t *flows;
+/* The current file: file scope, rebuilt by the init routine. */
+static wmem_map_t *flows;           /* canonical endpoints -> the connection on them now */
+static wmem_list_t *all_flows;      /* every tapo_flow of the file, to free their states */
+static uint32_t flow_count;         /* connections so far */
+static uint32_t analysed_frames;    /* frames 1..analysed_frames are analysed */
+static wmem_list_t *closed_flows;   /* connections over, whose state is dropped after a grace period */
+static double clock_s;              /* the latest capture time analysed, seconds (never goes back) */
+static double last_sweep_s;         /* clock_s when closed_flows was last looked at, seconds */
 
 static bool is_server_port(uint16_t port, void *data)
 {
@@ -89,23 +114,54 @@ static void apply_prefs(void)
 
 static void tapo_init(void)
 {
-    flows = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+    flows = wmem_map_new(wmem_file_scope(), tapo_endpoints_hash, tapo_endpoints_equal);
+    all_flows = wmem_list_new(wmem_file_scope());
+    closed_flows = wmem_list_new(wmem_file_scope());
+    flow_count = 0;
+    analysed_frames = 0;
+    clock_s = last_sweep_s = 0.0;
 }
 
 static void drop_state(tapo_flow *flow)
 {
+    if (!flow->conv)
+        return;
+    tapo_conv_summarize(flow->conv, &flow->summary);
     tapo_conv_destroy(flow->conv);
     g_free(flow->conv);
     flow->conv = NULL;
 }
 
-static void destroy_flow(gpointer key, gpointer value, gpointer user_data)
+static void tapo_cleanup(void)
 {
-    (void)key;
-    (void)user_data;
-    tapo_flow *flow = value;
-    if (flow->conv)
-        drop_state(flow);
+    if (all_flows)
+        for (wmem_list_frame_t *f = wmem_list_head(all_flows); f; f = wmem_list_frame_next(f))
+            drop_state(wmem_list_frame_data(f));
+    flows = NULL;   /* the file scope frees the rest */
+    all_flows = closed_flows = NULL;
+}
+
+/* Once a second of capture time: connections over and quiet for the
+ * grace period keep only their summary. */
+static void sweep_closed_flows(void)
+{
+    if (clock_s - last_sweep_s < 1.0)
+        return;
+    last_sweep_s = clock_s;
+    wmem_list_frame_t *f = wmem_list_head(closed_flows);
+    while (f) {
+        wmem_list_frame_t *next = wmem_list_frame_next(f);
+        tapo_flow *flow = wmem_list_frame_data(f);
+        if (!flow->conv || !tapo_conv_is_over(flow->conv)) {
+            flow->closing = false;   /* dropped at a split, or it went on */
+            wmem_list_remove_frame(closed_flows, f);
+        } else if (clock_s - flow->last_seen_s > TAPO_CLOSED_GRACE_S) {
+            drop_state(flow);
+            flow->closing = false;
+            wmem_list_remove_frame(closed_flows, f);
+        }
+        f = next;
+    }
 }
 
 /* The summary verdicts are computed from: the live state's, or the one kept. */
@@ -128,36 +184,34 @@ static tapo_conv *live_state(tapo_flow *flow)
     return flow->conv;
 }
 
-static void tapo_cleanup(void)
+static tapo_flow *new_flow(const tapo_endpoints *key, const tapo_segment_fields *seg)
 {
-    if (flows)
-        wmem_map_foreach(flows, destroy_flow, NULL);
-    flows = NULL;   /* the file scope frees the rest */
-}
-
-static tapo_flow *flow_for(uint32_t stream, packet_info *pinfo, const tapo_packet *pkt,
-                           bool *created)
-{
-    tapo_flow *flow = wmem_map_lookup(flows, GUINT_TO_POINTER(stream));
-    *created = flow == NULL;
-    if (flow)
-        return flow;
-    flow = wmem_new0(wmem_file_scope(), tapo_flow);
+    tapo_flow *flow = wmem_new0(wmem_file_scope(), tapo_flow);
+    flow->key = *key;
+    tapo_flow_identity_init(&flow->id, seg);
+    flow->number = flow_count++;
     flow->conv = g_new0(tapo_conv, 1);
     tapo_conv_init(flow->conv, &cfg);
-    copy_address_wmem(wmem_file_scope(), &flow->first_src, &pinfo->src);
-    flow->first_port = pkt->src_port;
-    wmem_map_insert(flows, GUINT_TO_POINTER(stream), flow);
+    wmem_map_insert(flows, &flow->key, flow);
+    wmem_list_append(all_flows, flow);
     return flow;
 }
 
-/* Endpoint 0 sent the first packet seen; ports tell the sides apart, and
- * addresses when both ports are equal. */
-static int endpoint_of(const tapo_flow *flow, packet_info *pinfo, const tapo_packet *pkt)
+/* The connection seg belongs to: a pure SYN with another ISN starts a new
+ * one on the same ports, as in Wireshark (flow_identity.h). */
+static tapo_flow *flow_for(const tapo_segment_fields *seg, bool *created)
 {
-    if (pkt->src_port != pkt->dst_port)
-        return pkt->src_port == flow->first_port ? 0 : 1;
-    return addresses_equal(&pinfo->src, &flow->first_src) ? 0 : 1;
+    tapo_endpoints key;
+    tapo_endpoints_canonical(&seg->ends, &key);
+    tapo_flow *flow = wmem_map_lookup(flows, &key);
+    if (flow && tapo_flow_splits(&flow->id, seg))
+        drop_state(flow);   /* that connection is over: a new one begins */
+    else if (flow) {
+        *created = false;
+        return flow;
+    }
+    *created = true;
+    return new_flow(&key, seg);
 }
 
 /* Where a stall record goes: a frame-scoped container stored with the
@@ -165,7 +219,6 @@ static int endpoint_of(const tapo_flow *flow, packet_info *pinfo, const tapo_pac
 typedef struct alloc_ctx {
     packet_info *pinfo;
     tapo_flow *flow;
-    uint32_t stream;
     tapo_frame_stall *fs;
 } alloc_ctx;
 
@@ -174,7 +227,6 @@ static tapo_stall_record *alloc_frame_stall(void *data)
     alloc_ctx *ctx = data;
     tapo_frame_stall *fs = wmem_new0(wmem_file_scope(), tapo_frame_stall);
     fs->flow = ctx->flow;
-    fs->stream = ctx->stream;
     p_add_proto_data(wmem_file_scope(), ctx->pinfo, proto_tapo, FRAME_KEY_STALL, fs);
     ctx->fs = fs;
     return &fs->rec;
@@ -189,40 +241,68 @@ static void choose_vantage_note(tapo_flow *flow, const tapo_frame_stall *fs)
         flow->vantage_note_frame = fs->rec.frame;
 }
 
-/* First pass: updates the conversation; returns the stall record stored
- * with the frame, or NULL. */
-static tapo_frame_stall *analyse(proto_tree *tree, packet_info *pinfo)
+/* What the packet changed that deserves a note on the frame. */
+static tapo_frame_note note_of(const tapo_conv_events *before, const tapo_conv_events *now)
 {
-    uint32_t stream;
-    tapo_packet pkt;
-    if (!tapo_input_read(tree, pinfo, &stream, &pkt))
-        return NULL;
-    bool created;
-    tapo_flow *flow = flow_for(stream, pinfo, &pkt, &created);
-    if (created)
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START,
-                         GUINT_TO_POINTER(stream + 1));
-    pkt.from = endpoint_of(flow, pinfo, &pkt);
-    tapo_conv *conv = live_state(flow);
-    tapo_conv_events before = conv->events, *now = &conv->events;
-    alloc_ctx ctx = { pinfo, flow, stream, NULL };
-    tapo_conv_process(conv, &pkt, &cfg, alloc_frame_stall, &ctx);
     /* The time-order note once per connection: a file out of order says it
      * on every packet otherwise. */
-    tapo_frame_note note = now->restarts != before.restarts ? TAPO_NOTE_RESTART
-                         : now->strays != before.strays ? TAPO_NOTE_STRAY
-                         : now->time_jumps != before.time_jumps ? TAPO_NOTE_TIME_JUMP
-                         : now->time_backwards && !before.time_backwards ? TAPO_NOTE_TIME_BACKWARDS
-                         : TAPO_NOTE_NONE;
+    return now->restarts != before->restarts ? TAPO_NOTE_RESTART
+         : now->strays != before->strays ? TAPO_NOTE_STRAY
+         : now->time_jumps != before->time_jumps ? TAPO_NOTE_TIME_JUMP
+         : now->time_backwards && !before->time_backwards ? TAPO_NOTE_TIME_BACKWARDS
+         : TAPO_NOTE_NONE;
+}
+
+/* Analyses the next frame in order: updates its connection and stores
+ * what the frame will render. */
+static void analyse(tvbuff_t *tvb, packet_info *pinfo)
+{
+    tapo_segment_fields seg;
+    tapo_decode_result decoded = tapo_input_decode(tvb, pinfo, &seg);
+    if (decoded == TAPO_DECODE_QUOTED) {
+        tapo_endpoints key;
+        tapo_endpoints_canonical(&seg.ends, &key);
+        tapo_flow *flow = wmem_map_lookup(flows, &key);
+        if (flow && tapo_flow_splits(&flow->id, &seg)) {
+            drop_state(flow);
+            wmem_map_remove(flows, &flow->key);   /* the next packet starts a new connection */
+        }
+        return;
+    }
+    if (decoded != TAPO_DECODE_TCP)
+        return;
+    bool created;
+    tapo_flow *flow = flow_for(&seg, &created);
+    if (created)
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START,
+                         GUINT_TO_POINTER(flow->number + 1));
+    int from = tapo_flow_endpoint(&flow->id, &seg);
+    tapo_packet pkt;
+    tapo_flow_packet(&flow->id, pinfo->num, nstime_to_sec(&pinfo->rel_ts), from, &seg, &pkt);
+    if (pkt.time_s > clock_s)
+        clock_s = pkt.time_s;
+    sweep_closed_flows();
+    flow->last_seen_s = clock_s;
+    tapo_conv *conv = live_state(flow);
+    tapo_conv_events before = conv->events;
+    alloc_ctx ctx = { pinfo, flow, NULL };
+    tapo_conv_process(conv, &pkt, &cfg, alloc_frame_stall, &ctx);
+    tapo_frame_note note = note_of(&before, &conv->events);
     if (note != TAPO_NOTE_NONE)
         p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE, GUINT_TO_POINTER(note));
     if (ctx.fs)
         choose_vantage_note(flow, ctx.fs);
-    if (tapo_conv_is_over(conv)) {
-        tapo_conv_summarize(conv, &flow->summary);
-        drop_state(flow);
+    if (!flow->closing && tapo_conv_is_over(conv)) {
+        flow->closing = true;
+        wmem_list_append(closed_flows, flow);
     }
-    return ctx.fs;
+}
+
+/* Whether anything asks for TAPO now (see the top of this file). */
+static bool analysis_needed(proto_tree *tree)
+{
+    return TAPO_BOOL_PREF_VALUE(&pref_analyse_always) || command_names_tapo || have_tap_listener(tapo_tap) ||
+           (tree && proto_field_is_referenced(tree, proto_tapo));
 }
 
 static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
@@ -238,34 +318,46 @@ static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
     tap_queue_packet(tapo_tap, pinfo, info);
 }
 
-static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool final)
 {
-    (void)data;
-    if (!inputs_ok)
-        return 0;
-    bool visited = pinfo->fd->visited;
-    tapo_frame_stall *fs = visited ? p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL)
-                                   : analyse(tree, pinfo);
     void *start = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START);
     if (start)
         queue_tap(pinfo, TAPO_TAP_FLOW_START, GPOINTER_TO_UINT(start) - 1, NULL, NULL);
     void *note = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE);
     if (note)
         tapo_render_frame_note(tvb, pinfo, tree, proto_tapo, (tapo_frame_note)GPOINTER_TO_UINT(note));
+    tapo_frame_stall *fs = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL);
     if (!fs)
-        return 0;
-    /* Hindsight: a visited frame is rendered after the whole capture. */
+        return;
     tapo_verdict verdict;
     const tapo_conv_summary *sum = flow_summary(fs->flow);
-    if (!tapo_conv_verdict(sum, &fs->rec, &cfg, visited, &verdict))
-        return 0;   /* a stall only for the endpoint not analysed in this pass */
+    if (!tapo_conv_verdict(sum, &fs->rec, &cfg, final, &verdict))
+        return;   /* a stall only for the endpoint not analysed in this pass */
     tapo_render_notes notes = {
         .sender_reversed = tapo_conv_sender_looks_reversed(sum, verdict.sender, &cfg),
         .vantage = fs->flow->vantage_note_frame == fs->rec.frame &&
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
     };
     tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &notes);
-    queue_tap(pinfo, TAPO_TAP_STALL, fs->stream, fs, &verdict);
+    queue_tap(pinfo, TAPO_TAP_STALL, fs->flow->number, fs, &verdict);
+}
+
+static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
+{
+    (void)data;
+    uint32_t frame = pinfo->num;
+    bool analysed_now = false;
+    if (frame == analysed_frames + 1 && analysis_needed(tree)) {
+        analyse(tvb, pinfo);
+        analysed_frames = frame;
+        analysed_now = true;
+    }
+    if (frame > analysed_frames) {
+        if (tree && proto_field_is_referenced(tree, proto_tapo))
+            tapo_render_not_analysed(tvb, tree, proto_tapo);
+        return 0;
+    }
+    render(tvb, pinfo, tree, !analysed_now);
     return 0;
 }
 
@@ -286,6 +378,10 @@ static void register_prefs(void)
         { NULL, NULL, 0 }
     };
     module_t *m = prefs_register_protocol(proto_tapo, apply_prefs);
+    prefs_register_bool_preference(m, "analyse", "Analyse every capture",
+        "Run the stall analysis on every capture read; otherwise (the default) only when "
+        "something asks for TAPO: a tapo filter, column, coloring rule or field, the TAPO "
+        "statistics, the Lua companion", TAPO_BOOL_PREF_PTR(&pref_analyse_always));
     prefs_register_string_preference(m, "tau", "Stall threshold multiplier (tau)",
         "A gap longer than min(tau x SRTT, RTO) is a stall; the paper uses 2", &pref_tau);
     prefs_register_uint_preference(m, "small_window", "Small in-flight limit (segments)",
@@ -321,12 +417,9 @@ void proto_register_tapo(void)
     register_init_routine(tapo_init);
     register_cleanup_routine(tapo_cleanup);
     tapo_tap = register_tap(TAPO_TAP_NAME);
+    command_names_tapo = tapo_input_command_names_tapo();
 }
 
 void proto_reg_handoff_tapo(void)
 {
-    GArray *wanted = tapo_input_resolve();
-    inputs_ok = wanted != NULL;
-    if (inputs_ok)
-        set_postdissector_wanted_hfids(tapo_handle, wanted);
 }

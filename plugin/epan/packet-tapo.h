@@ -24,7 +24,7 @@ typedef enum {
 /* One tap record; valid for the current packet only. */
 typedef struct tapo_tap_info {
     tapo_tap_kind kind;
-    uint32_t stream;                  /* tcp.stream */
+    uint32_t stream;                  /* the connection's number in the file, from 0 */
     const tapo_stall_record *rec;     /* TAPO_TAP_STALL only */
     tapo_verdict verdict;             /* TAPO_TAP_STALL only: as rendered in this pass */
 } tapo_tap_info;

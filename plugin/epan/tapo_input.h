@@ -1,4 +1,11 @@
-/* tapo_input.h: the TCP fields TAPO reads from Wireshark's own dissectors.
+/* tapo_input.h: the TCP segment of a frame, read from the frame's bytes
+ * with the same decoder as the batch analyser (plugin/frames/).
+ *
+ * Reading the bytes instead of the fields Wireshark's TCP dissector fills
+ * means TAPO asks Wireshark for no field: Wireshark builds no protocol tree
+ * for TAPO's sake, so an installed TAPO that nothing asks for costs
+ * nothing, and TAPO can analyse a capture in any later pass over it (a
+ * display filter typed after loading), not only the first.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,15 +16,15 @@
 
 #include <epan/packet.h>
 
-#include "packet_input.h"
+#include "decode.h"
 
-/* Resolves the field names; returns the array to hand to
- * set_postdissector_wanted_hfids().  Warns about fields this Wireshark
- * lacks; returns NULL when a field TAPO cannot work without is missing. */
-GArray *tapo_input_resolve(void);
+/* Decodes the frame's innermost TCP segment (TAPO_DECODE_TCP) or a TCP
+ * header quoted in an ICMP error (TAPO_DECODE_QUOTED). */
+tapo_decode_result tapo_input_decode(tvbuff_t *tvb, packet_info *pinfo, tapo_segment_fields *seg);
 
-/* Reads the innermost TCP header of the frame.  Returns false when the
- * frame carries no analysed TCP segment (no tcp.stream). */
-bool tapo_input_read(proto_tree *tree, packet_info *pinfo, uint32_t *stream, tapo_packet *pkt);
+/* Whether the command line of this tshark names TAPO (a filter, a field, a
+ * statistic, a preference or the Lua companion): the first pass of
+ * tshark -2 builds no tree, so Wireshark can say so no other way. */
+bool tapo_input_command_names_tapo(void);
 
 #endif /* TAPO_INPUT_H */

@@ -196,3 +196,12 @@ void tapo_render_frame_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     proto_item_append_text(top, "%s", notes[note].text);
     expert_add_info(pinfo, top, notes[note].ei);
 }
+
+void tapo_render_not_analysed(tvbuff_t *tvb, proto_tree *tree, int proto)
+{
+    proto_item *top = proto_tree_add_item(tree, proto, tvb, 0, 0, ENC_NA);
+    proto_item_append_text(top, ": not analysed yet (TAPO reads a capture in order, in the first pass "
+                           "over it that asks for TAPO: apply a tapo display filter, add a TAPO column, "
+                           "or open Statistics > TCP Stalls (TAPO))");
+    proto_item_set_generated(top);
+}

@@ -39,4 +39,7 @@ typedef enum {
 void tapo_render_frame_note(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                             tapo_frame_note note);
 
+/* Says that TAPO has not read the capture up to this frame yet. */
+void tapo_render_not_analysed(tvbuff_t *tvb, proto_tree *tree, int proto);
+
 #endif /* TAPO_RENDER_H */
