@@ -7,6 +7,9 @@
 --   tshark -q -X lua_script:tapo_flows.lua -X lua_script1:format=json -X lua_script1:limit=10 -r FILE
 --   tshark -q -o tapoflow.report:csv -r FILE        (with the script installed as a plugin)
 --
+-- Installed as a plugin it stays inactive (and costs nothing) unless a
+-- report is asked for, or tapoflow.gui is on in the GUI.
+--
 -- Arguments (-X lua_script1:key=value): format=text|csv|json|none (text),
 -- limit=N flows listed, 0 for all (20 for text, all otherwise).
 -- The report's arithmetic and formats live in tapo_report.lua.
@@ -45,27 +48,17 @@ local function in_plugin_folder(path)
 end
 local explicit = not in_plugin_folder(here)
 if TAPO_FLOWS then
-    if explicit then TAPO_FLOWS.requested = parse_args(...) end
+    if explicit then
+        TAPO_FLOWS.requested = parse_args(...)
+        TAPO_FLOWS.activate()
+    end
     return
 end
 TAPO_FLOWS = { requested = explicit and parse_args(...) or nil }
 
--- Without the C plugin there is nothing to read: say so in one line.
-local ok, f_cause = pcall(Field.new, "tapo.stall.cause")
-if not ok then
-    io.stderr:write("TAPO companion: the TAPO C plugin (tapo.so) is not loaded, so there are no " ..
-                    "tapo.* fields to report on; install it with scripts/setup.\n")
-    return
-end
-local f_duration = Field.new("tapo.stall.duration")
-local f_final = Field.new("tapo.stall.final")
-local f_hint = Field.new("tapo.stall.hint")
-local f_vantage = Field.new("tapo.vantage")
-local f_stream = Field.new("tcp.stream")
-local f_srcport = Field.new("tcp.srcport")
-local f_dstport = Field.new("tcp.dstport")
-local f_len = Field.new("tcp.len")
-local f_flags = Field.new("tcp.flags")
+-- The C plugin's fields, read once the companion is active (activate()).
+local f_cause, f_duration, f_final, f_hint, f_vantage
+local f_stream, f_srcport, f_dstport, f_len, f_flags, f_frame
 
 local proto = Proto("tapoflow", "TAPO per-flow stall view")
 local pf = {
@@ -84,20 +77,25 @@ proto.fields = { pf.index, pf.stalled_so_far, pf.ratio_so_far, pf.flow_stalls, p
 proto.prefs.report = Pref.enum("Report at the end of tshark", 0,
     "Print the flow report when tshark finishes (also asked for by loading this script with -X lua_script:)",
     { { 1, "none", 0 }, { 2, "text", 1 }, { 3, "csv", 2 }, { 4, "json", 3 } }, false)
+proto.prefs.gui = Pref.bool("Keep per-flow data in the GUI", false,
+    "Collect the flow report while captures load (Tools > TAPO > Flow report); the TAPO profile " ..
+    "turns it on.  Takes effect when Wireshark starts")
 local PREF_FORMATS = { [1] = "text", [2] = "csv", [3] = "json" }
 
--- State of the current file: flows by tcp.stream and stall records by frame.
-local flows, stalls, server_port = {}, {}, {}
+-- State of the current file: flows by tcp.stream, stall records by frame,
+-- and the frames accounted for, in order (frames 1..accounted).
+local flows, stalls, server_port, accounted = {}, {}, {}, 0
 
 function proto.init()
-    flows, stalls, server_port = {}, {}, {}
+    flows, stalls, server_port, accounted = {}, {}, {}, 0
 end
 
 local function seconds(nstime)
     return tonumber(tostring(nstime)) or 0
 end
 
--- First pass: the flow's times, bytes and endpoints.  The client is the
+-- The first pass that reads the fields (tshark -2 builds no tree in its
+-- first pass): the flow's times, bytes and endpoints.  The client is the
 -- sender of the SYN; without a handshake, the first packet's sender.
 local function account_packet(pinfo, stream)
     local sport, dport = f_srcport().value, f_dstport().value
@@ -156,10 +154,13 @@ local function flow_totals(stream)
 end
 
 function proto.dissector(tvb, pinfo, tree)
+    if not f_frame() then return end   -- no tree in this pass: nothing to read
+    local in_order = pinfo.number == accounted + 1
+    if in_order then accounted = pinfo.number end
     local stream_field = f_stream()
     if not stream_field then return end
     local stream = stream_field.value
-    if not pinfo.visited then account_packet(pinfo, stream) end
+    if in_order then account_packet(pinfo, stream) end
     if not f_cause() then
         stalls[pinfo.number] = nil   -- no stall in this pass (see record_stall)
         return
@@ -184,8 +185,6 @@ function proto.dissector(tvb, pinfo, tree)
     end
 end
 
-register_postdissector(proto)
-
 local function mode()
     local any, final = false, false
     for _, rec in pairs(stalls) do
@@ -208,17 +207,90 @@ local function wanted_report()
     return format and { format = format, limit = format == "text" and 20 or 0 } or nil
 end
 
-local listener = Listener.new(nil, "tcp")
-function listener.draw()
-    local want = wanted_report()
-    if not gui_enabled() and want and want.format ~= "none" then
-        io.write(current_report(want.format, want.limit))
+-- Installed in the plugin folder, the companion does nothing until asked:
+-- its field extractors make Wireshark build a protocol tree for every
+-- packet, which is what an unused plugin must not cost.  It becomes
+-- active when loaded with -X lua_script:, when tshark's command line names
+-- tapoflow (a field or the report preference), when tapoflow.report asks
+-- for a report, or in the GUI with tapoflow.gui; extractors can only be
+-- made before the first packet is read, so this happens at load or when
+-- the preferences are applied at start-up.
+local active = false
+
+local function activate()
+    if active then return true end
+    local ok, err = pcall(function()
+        f_cause = Field.new("tapo.stall.cause")
+        f_duration = Field.new("tapo.stall.duration")
+        f_final = Field.new("tapo.stall.final")
+        f_hint = Field.new("tapo.stall.hint")
+        f_vantage = Field.new("tapo.vantage")
+        f_stream = Field.new("tcp.stream")
+        f_srcport = Field.new("tcp.srcport")
+        f_dstport = Field.new("tcp.dstport")
+        f_len = Field.new("tcp.len")
+        f_flags = Field.new("tcp.flags")
+        f_frame = Field.new("frame.number")
+    end)
+    if not ok then
+        if not f_cause then   -- the first extractor: no tapo.* field at all
+            io.stderr:write("TAPO companion: the TAPO C plugin (tapo.so) is not loaded, so there are no " ..
+                            "tapo.* fields to report on; install it with scripts/setup.\n")
+        else
+            io.stderr:write("TAPO companion: " .. tostring(err) .. " (restart Wireshark to apply)\n")
+        end
+        return false
+    end
+    register_postdissector(proto)
+    -- tshark: a listener makes tshark dissect even with -q, and prints the
+    -- report when the capture is done.
+    local listener = Listener.new(nil, "tcp")
+    function listener.draw()
+        local want = wanted_report()
+        if not gui_enabled() and want and want.format ~= "none" then
+            io.write(current_report(want.format, want.limit))
+        end
+    end
+    active = true
+    return true
+end
+
+-- tshark: whether its command line names the companion (a tapoflow field
+-- in a filter or -e, or -o tapoflow.report): the only way to know before
+-- the first packet, which is when the extractors must exist.
+local function command_names_companion()
+    if gui_enabled() then return false end
+    local f = io.open("/proc/self/cmdline", "rb")
+    if not f then return false end
+    local cmdline = f:read("*a") or ""
+    f:close()
+    local args = {}
+    for arg in cmdline:gmatch("[^%z]+") do args[#args + 1] = arg end
+    for i = 2, #args do   -- after the program's own path
+        if args[i]:find("tapoflow", 1, true) then return true end
+    end
+    return false
+end
+
+TAPO_FLOWS.activate = activate
+if TAPO_FLOWS.requested or command_names_companion() then activate() end
+
+function proto.prefs_changed()
+    if not active and (PREF_FORMATS[proto.prefs.report] or (gui_enabled() and proto.prefs.gui)) then
+        activate()
     end
 end
 
 -- GUI: Tools > TAPO > Flow report.
 if gui_enabled() then
     local function show_report()
+        if not active then
+            TextWindow.new("TAPO flow report"):set(
+                "The TAPO companion collects per-flow data only when asked, so that captures load as fast " ..
+                "as without it.  Turn on Edit > Preferences > Protocols > TAPOFLOW > \"Keep per-flow data " ..
+                "in the GUI\" (or choose the TAPO configuration profile) and restart Wireshark.")
+            return
+        end
         retap_packets()   -- renders every frame once more, with the final causes
         local summaries = report.build(flows, stalls, mode())
         local window = TextWindow.new("TAPO flow report")

@@ -1,19 +1,29 @@
 #!/usr/bin/env python3
-"""Benchmark: what TAPO costs tshark, as ratios measured in one run.
+"""Benchmarks, as ratios measured in one run on one machine (the tests never
+assert timings).
 
-    scripts/bench.py [COPIES]        (default 40)
+    scripts/bench.py [--plugin] [--batch] [--memory] [--packets N] [--batch-packets N]
 
-Builds a long capture by appending COPIES copies of the labelled corpus
-(shifted in time, so each copy's connections follow the previous ones),
-then runs the same tshark command without any plugin, with TAPO, with
-TAPO in two passes, and with TAPO and the Lua companion.  Each run is
-repeated 3 times; the best time and the peak memory (max RSS) are kept and
-reported as ratios to the run without plugin.  A second, 4 times shorter
-capture shows how memory grows with the number of flows.  Timings are
-never asserted by the tests: they depend on the machine.
+--plugin   what TAPO costs tshark (issue 13): installed (the C plugin and
+           the Lua companion, as scripts/setup installs them) but unused,
+           against no plugin at all, for a plain read, -z io,stat,0 and
+           -z conv,tcp; used (-2 -Y tapo.stall, -z tapo,tree) against the
+           nearest Wireshark-only command; and TAPO's own memory per
+           connection (peak RSS with the plugin minus without it).
+--batch    the batch analyser on one core and on every core against tshark
+           with the plugin, on a capture of --batch-packets packets; and its
+           memory on a capture ten times smaller with as many connections
+           open at once (issue 11).
+--memory   the plugin's memory on a capture ten times longer than
+           --packets: per connection open at once and per stall (issue 10).
+
+Captures are built from the labelled corpus (scripts/make_bench_capture.py):
+real Linux TCP, each copy a new client, 64 copies playing at once.  Times
+are the best of 3 runs (1 for runs over a minute); memory is the peak
+resident size of the process.  Prints Markdown tables for docs/benchmarks.md.
 """
 
-import glob
+import argparse
 import os
 import shutil
 import subprocess
@@ -21,34 +31,25 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import tshark_runner as ts  # noqa: E402
 
-REPEATS = 3
+PARALLEL = 64
 
 
-def build_capture(directory, copies):
-    corpus = sorted(glob.glob(os.path.join(ts.ROOT, "test-captures", "*.pcap")))
-    one = os.path.join(directory, "corpus-once.pcap")
-    subprocess.run(["mergecap", "-a", "-F", "pcap", "-w", one] + corpus, check=True)
-    parts, offset = [], 0.0
-    for i in range(copies):
-        part = os.path.join(directory, "copy-%03d.pcap" % i)
-        subprocess.run(["editcap", "-t", "%.1f" % offset, one, part], check=True)
-        parts.append(part)
-        offset += 60.0
-    out = os.path.join(directory, "long-%d.pcap" % copies)
-    subprocess.run(["mergecap", "-a", "-F", "pcap", "-w", out] + parts, check=True)
-    for p in parts:
-        os.remove(p)
-    os.chmod(out, 0o644)
-    return out
+def make_capture(tmp, packets):
+    path = os.path.join(tmp, "bench-%d.pcap" % packets)
+    if not os.path.exists(path):
+        subprocess.run([sys.executable, os.path.join(HERE, "make_bench_capture.py"), path, str(packets),
+                        "--parallel", str(PARALLEL)], check=True, stdout=subprocess.DEVNULL)
+    return path
 
 
-def measure(argv):
-    """Best wall time (s) and peak RSS (MB) of REPEATS runs."""
-    best, rss = None, 0
-    for _ in range(REPEATS):
+def measure(argv, repeats=3):
+    """Best wall time (s) and peak RSS (MB) of up to `repeats` runs."""
+    best, rss = None, 0.0
+    for i in range(repeats):
         start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -57,38 +58,114 @@ def measure(argv):
             sys.exit("failed: %s" % " ".join(argv))
         best = elapsed if best is None else min(best, elapsed)
         rss = max(rss, usage.ru_maxrss / 1024.0)
+        if elapsed > 60:
+            break
     return best, rss
 
 
+def tshark(args, capture, plugins):
+    return ts.command(args + ["-r", capture], plugins)
+
+
+def no_plugins(tmp):
+    empty = os.path.join(tmp, "no-plugins")
+    os.makedirs(empty, exist_ok=True)
+    os.chmod(empty, 0o755)
+    return empty
+
+
+def connections_of(capture):
+    out = subprocess.run([os.path.join(ts.BUILD, "tapo"), "-q", "--report", "json", capture],
+                         capture_output=True, text=True, check=True).stdout
+    import json
+    report = json.loads(out)
+    stalls = next(n["total"] for n in report["breakdown"]["children"] if n["name"] == "Stalls")
+    return report["conversations"], stalls, report["packets"]
+
+
+def plugin_section(tmp, packets):
+    capture = make_capture(tmp, packets)
+    conns, stalls, n = connections_of(capture)
+    installed, empty = ts.installed_plugin_dir(), no_plugins(tmp)
+    print("\n### What TAPO costs tshark (%d packets, %d connections, %d stalls)\n" % (n, conns, stalls))
+    print("| command | without TAPO (s) | with TAPO installed (s) | ratio | peak RSS without / with (MB) |")
+    print("|---|---|---|---|---|")
+    unused = [("plain read: tshark -r", []), ("-q -z io,stat,0", ["-q", "-z", "io,stat,0"]),
+              ("-q -z conv,tcp", ["-q", "-z", "conv,tcp"])]
+    for name, args in unused:
+        t0, m0 = measure(tshark(args, capture, empty))
+        t1, m1 = measure(tshark(args, capture, installed))
+        print("| unused: %s | %.2f | %.2f | %.2f | %.0f / %.0f |" % (name, t0, t1, t1 / t0, m0, m1))
+    print("\n| TAPO used | its time (s) | nearest Wireshark-only command | its time (s) | ratio | TAPO's memory |")
+    print("|---|---|---|---|---|---|")
+    used = [("-2 -Y tapo.stall", ["-2", "-Y", "tapo.stall"], "-2 -Y tcp.analysis.retransmission",
+             ["-2", "-Y", "tcp.analysis.retransmission"]),
+            ("-2 -q -z tapo,tree", ["-2", "-q", "-z", "tapo,tree"], "-2 -q -z conv,tcp",
+             ["-2", "-q", "-z", "conv,tcp"])]
+    for name, args, base_name, base_args in used:
+        t1, m1 = measure(tshark(args, capture, installed))
+        t0, m0 = measure(tshark(base_args, capture, empty))
+        extra = max(0.0, m1 - m0) * 1024 * 1024   # the two runs hold the same Wireshark state
+        print("| %s | %.2f | %s | %.2f | %.2f | %.0f bytes per connection |" % (
+            name, t1, base_name, t0, t1 / t0, extra / conns))
+
+
+def batch_section(tmp, packets):
+    big = make_capture(tmp, packets)
+    small = make_capture(tmp, packets // 10)
+    conns, stalls, n = connections_of(big)
+    tapo = os.path.join(ts.BUILD, "tapo")
+    cores = os.cpu_count() or 1
+    print("\n### The batch analyser (%d packets, %d connections, %d stalls, %d cores)\n" % (n, conns, stalls, cores))
+    print("| run | time (s) | packets per second | per core | peak RSS (MB) |")
+    print("|---|---|---|---|---|")
+    for name, argv, used_cores in (
+            ("tapo -j 1 (the reader analyses, one core)", [tapo, "-q", "-j", "1", "--report", "json", big], 1),
+            ("tapo -j %d (every core)" % cores, [tapo, "-q", "-j", str(cores), "--report", "json", big], cores),
+            ("tshark -q -z tapo,tree (the plugin, one pass)", ts.command(["-q", "-z", "tapo,tree", "-r", big]), 1)):
+        t, m = measure(argv)
+        print("| %s | %.2f | %.0f | %.0f | %.0f |" % (name, t, n / t, n / t / used_cores, m))
+    _, m_small = measure([tapo, "-q", "-j", "1", "--report", "json", small])
+    _, m_big = measure([tapo, "-q", "-j", "1", "--report", "json", big])
+    print("\nMemory with the same connections open at once: %d packets %.0f MB, %d packets %.0f MB (ratio %.2f)" % (
+        n // 10, m_small, n, m_big, m_big / m_small))
+
+
+def memory_section(tmp, packets):
+    capture = make_capture(tmp, packets * 10)
+    conns, stalls, n = connections_of(capture)
+    installed, empty = ts.installed_plugin_dir(), no_plugins(tmp)
+    args = ["-q", "-z", "tapo,tree"]
+    _, with_tapo = measure(tshark(args, capture, installed), repeats=1)
+    _, without = measure(tshark(["-q", "-z", "io,stat,0"], capture, empty), repeats=1)
+    extra = (with_tapo - without) * 1024 * 1024
+    print("\n### The plugin's memory on %d packets (%d connections, %d stalls, about %d open at once)\n" % (
+        n, conns, stalls, PARALLEL))
+    print("| peak RSS without TAPO (MB) | with TAPO (MB) | TAPO's share | per connection of the capture | per stall |")
+    print("|---|---|---|---|---|")
+    print("| %.0f | %.0f | %.0f MB | %.0f bytes | %.0f bytes |" % (without, with_tapo, extra / 2**20,
+                                                               extra / conns, extra / max(stalls, 1)))
+
+
 def main():
-    copies = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--plugin", action="store_true")
+    ap.add_argument("--batch", action="store_true")
+    ap.add_argument("--memory", action="store_true")
+    ap.add_argument("--packets", type=int, default=550000)
+    ap.add_argument("--batch-packets", type=int, default=5000000)
+    args = ap.parse_args()
+    if not (args.plugin or args.batch or args.memory):
+        args.plugin = args.batch = args.memory = True
     tmp = tempfile.mkdtemp(prefix="tapo-bench-")
     os.chmod(tmp, 0o755)
     try:
-        empty = os.path.join(tmp, "no-plugins")
-        os.makedirs(empty)
-        small = build_capture(tmp, max(1, copies // 4))
-        big = build_capture(tmp, copies)
-        packets = subprocess.run(["capinfos", "-c", "-M", big], capture_output=True, text=True).stdout
-        print(packets.strip().splitlines()[-1].strip())
-        lua = ts.lua_script()
-        runs = [
-            ("no plugin", ["-q", "-z", "io,stat,0"], empty),
-            ("TAPO", ["-q", "-z", "io,stat,0"], None),
-            ("TAPO, two passes", ["-2", "-q", "-z", "io,stat,0"], None),
-            ("TAPO + Lua companion", ["-q", "-z", "io,stat,0", "-X", "lua_script:" + lua,
-                                      "-X", "lua_script1:format=none"], None),
-            ("TAPO statistics (-z tapo,tree)", ["-2", "-q", "-z", "tapo,tree"], None),
-        ]
-        print("\n| run | capture | time (s) | time ratio | max RSS (MB) | RSS ratio |")
-        print("|---|---|---|---|---|---|")
-        for capture, label in ((small, "%d copies" % max(1, copies // 4)), (big, "%d copies" % copies)):
-            base = None
-            for name, args, plugins in runs:
-                argv = ts.command(args + ["-r", capture], plugins)
-                t, rss = measure(argv)
-                base = base or (t, rss)
-                print("| %s | %s | %.2f | %.2f | %.0f | %.2f |" % (name, label, t, t / base[0], rss, rss / base[1]))
+        if args.plugin:
+            plugin_section(tmp, args.packets)
+        if args.batch:
+            batch_section(tmp, args.batch_packets)
+        if args.memory:
+            memory_section(tmp, args.packets)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -164,8 +164,10 @@ def statistics(gui):
 
 
 def flow_report(gui):
-    """Tools > TAPO > Flow report (the Lua companion's menu)."""
-    gui.open("mixed-web.pcap")
+    """Tools > TAPO > Flow report (the Lua companion's menu), with the
+    companion collecting per-flow data (tapoflow.gui, as the TAPO profile
+    sets it)."""
+    gui.open("mixed-web.pcap", "-o", "tapoflow.gui:TRUE")
     gui.click(*TOOLS_MENU)
     gui.keys("Up", "Right", "Return")
     window = gui.wait_window("TAPO flow report")

@@ -48,7 +48,7 @@ class Registration(unittest.TestCase):
         for line in ["#tapo.tau: 2", "#tapo.small_window: 4", "#tapo.rto_min_ms: 200",
                      "#tapo.rto_initial_ms: 1000", "#tapo.min_stall_ms: 10",
                      "#tapo.sender: Automatic (the heavier data sender)",
-                     "#tapo.vantage: Inferred per connection"]:
+                     "#tapo.vantage: Inferred per connection", "#tapo.analyse: FALSE"]:
             self.assertTrue(line in out, "%r missing from tshark -G defaultprefs" % line)
 
 
@@ -151,12 +151,13 @@ class Preferences(unittest.TestCase):
 
 class ExpertInfo(unittest.TestCase):
     def test_one_expert_entry_per_cause(self):
-        out = ts.run(["-2", "-q", "-z", "expert", "-r", ts.readable(cap("t-double-paper"))]).stdout
+        out = ts.run(["-2", "-q", "-z", "expert", "-o", "tapo.analyse:TRUE",
+                      "-r", ts.readable(cap("t-double-paper"))]).stdout
         self.assertRegex(out, r"\n\s+1\s+Sequence\s+TAPO\s+TAPO stall: tail ")
         self.assertRegex(out, r"\n\s+1\s+Sequence\s+TAPO\s+TAPO stall: t-double ")
 
     def test_severity(self):
-        out = ts.run(["-2", "-q", "-z", "expert,note", "-r", ts.readable(cap("data-unavailable"))]).stdout
+        out = ts.run(["-2", "-q", "-z", "expert,note,tapo", "-r", ts.readable(cap("data-unavailable"))]).stdout
         notes = out.split("Notes")[1] if "Notes" in out else ""
         self.assertIn("TAPO stall: data-unavailable", notes)
 
