@@ -266,8 +266,17 @@ local function command_names_companion()
     f:close()
     local args = {}
     for arg in cmdline:gmatch("[^%z]+") do args[#args + 1] = arg end
-    for i = 2, #args do   -- after the program's own path
-        if args[i]:find("tapoflow", 1, true) then return true end
+    local paths = { ["-r"] = true, ["-w"] = true, ["-i"] = true, ["-H"] = true, ["-K"] = true,
+                    ["-M"] = true, ["--read-file"] = true }
+    local i = 2   -- after the program's own path
+    while i <= #args do
+        local arg = args[i]
+        if paths[arg] then
+            i = i + 1   -- its value is a file: a name containing tapoflow asks for nothing
+        elseif not arg:match("^%-[rw][^%-]") and arg:find("tapoflow", 1, true) then
+            return true
+        end
+        i = i + 1
     end
     return false
 end

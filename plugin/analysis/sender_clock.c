@@ -11,8 +11,26 @@ static bool newer_than_echo(const tapo_sender_clock *k, unsigned i, const tapo_c
     return p->own && p->has_ts && k->peer_has_ts[i] && (int32_t)(k->peer_tsval[i] - p->tsecr) > 0;
 }
 
+/* Nothing can be on its way to the sender (a peer packet, or a capture at
+ * the sender) and no peer packet lies after p: the gap runs from the
+ * latest packet and the silence from the latest peer packet, without
+ * looking at each (the common case, on every packet). */
+static bool read_simply(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r)
+{
+    if ((p->own && p->in_flight_s > 0.0) || (k->peer_count && k->peer_latest_s > p->t_s))
+        return false;
+    double t_s = p->t_s;
+    r->gap_s = k->started && t_s > k->latest_s ? t_s - k->latest_s : 0.0;
+    r->prev_frame = k->latest_frame;
+    double since = k->peer_count ? k->peer_latest_s : (k->started ? k->first_s : t_s);
+    r->silence_s = t_s > since ? t_s - since : 0.0;
+    return true;
+}
+
 void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r)
 {
+    if (read_simply(k, p, r))
+        return;
     double t_s = p->t_s, in_flight_s = p->in_flight_s;
     bool own = p->own;
     double received_by = own && in_flight_s > 0.0 ? t_s + p->margin_s : t_s;
@@ -79,4 +97,8 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
     k->peer_next = (k->peer_next + 1) % TAPO_CLOCK_PEER_RECENT;
     if (k->peer_count < TAPO_CLOCK_PEER_RECENT)
         k->peer_count++;
+    k->peer_latest_s = k->peer_s[0];
+    for (unsigned i = 1; i < k->peer_count; i++)
+        if (k->peer_s[i] > k->peer_latest_s)
+            k->peer_latest_s = k->peer_s[i];
 }

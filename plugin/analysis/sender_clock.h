@@ -38,6 +38,7 @@ typedef struct tapo_sender_clock {
     uint32_t peer_tsval[TAPO_CLOCK_PEER_RECENT];
     unsigned peer_next;               /* ring position of the next entry */
     unsigned peer_count;              /* entries used */
+    double peer_latest_s;             /* the latest of peer_s now, seconds (valid with peer_count) */
 } tapo_sender_clock;
 
 /* The packet before a new one on the sender's timeline. */
