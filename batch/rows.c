@@ -107,7 +107,7 @@ static void begin(GString *s, tapo_rows_format format, const char *name, bool fi
 }
 
 void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *place,
-                     const tapo_verdict *v, const tapo_conv_summary *sum)
+                     const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg)
 {
     begin(s, format, place_columns[0], true);
     put_text(s, format, place->file);
@@ -126,8 +126,8 @@ void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *
     begin(s, format, place_columns[7], false);
     g_string_append_printf(s, "%u", place->conn);
     tapo_field_value fields[TAPO_F_COUNT];
-    char inferred[TAPO_INFERRED_LINE_MAX];
-    tapo_stall_fields(v, sum, fields, inferred);
+    tapo_field_text text;
+    tapo_stall_fields(v, sum, cfg, fields, &text);
     for (int f = 0; f < TAPO_F_COUNT; f++) {
         begin(s, format, tapo_field_defs[f].name, false);
         put_value(s, format, tapo_field_defs[f].type, &fields[f]);

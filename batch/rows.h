@@ -36,7 +36,7 @@ typedef struct tapo_row_place {
 /* The header line (CSV only), then one line per stall or flow, appended. */
 void tapo_rows_stall_header(GString *out, tapo_rows_format format);
 void tapo_rows_stall(GString *out, tapo_rows_format format, const tapo_row_place *place,
-                     const tapo_verdict *v, const tapo_conv_summary *sum);
+                     const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg);
 void tapo_rows_flow_header(GString *out, tapo_rows_format format);
 void tapo_rows_flow(GString *out, tapo_rows_format format, const tapo_flow_row *f);
 

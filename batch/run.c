@@ -94,7 +94,7 @@ static void on_stall(void *ctx, const tapo_connection *c, const tapo_batch_stall
     };
     tapo_endpoint_address(&c->id.first, v->sender, src, &place.sport);
     tapo_endpoint_address(&c->id.first, 1 - v->sender, dst, &place.dport);
-    tapo_rows_stall(w->stall_out, w->sh->o->format, &place, v, &c->summary);
+    tapo_rows_stall(w->stall_out, w->sh->o->format, &place, v, &c->summary, &w->sh->o->cfg);
     flush(w, false);
 }
 

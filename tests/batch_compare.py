@@ -24,7 +24,10 @@ FIELDS = ["tapo.stall.cause", "tapo.stall.category", "tapo.stall.retransmission"
           "tapo.stall.ca_state", "tapo.stall.in_flight", "tapo.stall.packets_out", "tapo.stall.sacked_out",
           "tapo.stall.lost_out", "tapo.stall.retrans_out", "tapo.stall.rwnd", "tapo.stall.mss",
           "tapo.stall.retrans_count", "tapo.stall.first_retrans", "tapo.stall.spurious",
-          "tapo.stall.position", "tapo.vantage", "tapo.sender", "tapo.sender.port", "tapo.stall.inferred"]
+          "tapo.stall.position", "tapo.vantage", "tapo.sender", "tapo.sender.port", "tapo.stall.inferred",
+          "tapo.stall.rule", "tapo.stall.orig_frame", "tapo.stall.prev_retrans_frame",
+          "tapo.stall.loss_signal_frame", "tapo.stall.dsack_frame", "tapo.stall.window_frame",
+          "tapo.stall.window_update_frame"]
 SECONDS = {"tapo.stall.duration", "tapo.stall.threshold", "tapo.stall.srtt", "tapo.stall.rto"}
 TOLERANCE_S = 2e-9
 

@@ -5,9 +5,41 @@
  * screen.  Choices the spec leaves open are marked "Decision" and written up
  * in docs/algorithm.md.
  *
+ * A predicate that holds writes the values it compared to the trace (when
+ * one is given): the decision line of tapo_classify_explain() is thus the
+ * path the cause was taken on, never a second copy of the rules.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "classifier.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The comparisons of the predicates that held, "; "-separated. */
+typedef struct trace {
+    char *buf;
+    size_t size;
+    size_t used;
+} trace;
+
+G_GNUC_PRINTF(2, 3)
+static void note(trace *tr, const char *fmt, ...)
+{
+    if (!tr || tr->used + 1 >= tr->size)
+        return;
+    if (tr->used) {
+        int n = snprintf(tr->buf + tr->used, tr->size - tr->used, "; ");
+        tr->used = MIN(tr->size - 1, tr->used + (size_t)n);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tr->buf + tr->used, tr->size - tr->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        tr->used = MIN(tr->size - 1, tr->used + (size_t)n);
+}
 
 uint32_t tapo_in_flight(const tapo_snapshot *snap, uint32_t lost_out)
 {
@@ -26,47 +58,91 @@ static bool rwnd_below(const tapo_snapshot *snap, uint64_t bytes)
     return snap->rwnd_scale_known ? snap->rwnd < bytes : snap->rwnd == 0;
 }
 
+/* The comparison rwnd_below() made with a limit of 'segments' MSS. */
+static void note_rwnd(trace *tr, const tapo_snapshot *snap, uint32_t segments)
+{
+    uint64_t bytes = (uint64_t)segments * snap->mss;
+    bool below = rwnd_below(snap, bytes);
+    if (!snap->rwnd_seen)
+        note(tr, "no receiver window seen");
+    else if (!snap->rwnd_scale_known)
+        note(tr, "rwnd %u (scale unknown) %s 0", snap->rwnd, below ? "==" : ">");
+    else
+        note(tr, "rwnd %u %s %u MSS (%" G_GUINT64_FORMAT " bytes)", snap->rwnd, below ? "<" : ">=",
+             segments, bytes);
+}
+
 /* Rule 1: cur resends data after the gap.  Decision: a resent SYN or
  * SYN-ACK, or the receiver resending its own data, is also a
  * retransmission stall; the tree has no finer rule for it. */
-static bool is_retransmission_stall(const tapo_cur *cur)
+static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
 {
-    return (cur->dir == TAPO_DIR_OUT && cur->retransmission) ||
-           cur->handshake_retransmission || cur->receiver_retransmission;
+    if (cur->dir == TAPO_DIR_OUT && cur->retransmission) {
+        note(tr, "retransmission by the sender");
+        return true;
+    }
+    if (cur->handshake_retransmission) {
+        note(tr, "a SYN or SYN-ACK sent again");
+        return true;
+    }
+    if (cur->receiver_retransmission) {
+        note(tr, "the receiver resent its own data");
+        return true;
+    }
+    return false;
 }
 
 /* 1.1 (paper 4.1): the segment had been retransmitted before. */
-static bool is_double(const tapo_cur *cur)
+static bool is_double(const tapo_cur *cur, trace *tr)
 {
-    return cur->retrans_count >= 2;
+    if (cur->retrans_count < 2)
+        return false;
+    note(tr, "retrans_count %u >= 2, first retransmission %s", cur->retrans_count,
+         tapo_trigger_name(cur->first_retrans) ? tapo_trigger_name(cur->first_retrans) : "unknown");
+    return true;
 }
 
 /* 1.2 (paper 4.2): too few segments after it for dupacks, and nothing more
  * to send. */
-static bool is_tail(const tapo_snapshot *snap, const tapo_facts *facts)
+static bool is_tail(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
 {
-    return snap->cur.segs_sent_after < snap->dupthres && !facts->had_more_data;
+    if (snap->cur.segs_sent_after >= snap->dupthres || facts->had_more_data)
+        return false;
+    note(tr, "%u segments sent after it < dupthres %u; no more data to send",
+         snap->cur.segs_sent_after, snap->dupthres);
+    return true;
 }
 
 /* 1.3 (paper 4.3): fewer than 4 segments in flight at the stall's start. */
 static bool is_small_in_flight(const tapo_snapshot *snap, const tapo_facts *facts,
-                               const tapo_config *cfg)
+                               const tapo_config *cfg, trace *tr)
 {
-    return tapo_in_flight(snap, facts->lost_out) < cfg->small_window_segments;
+    uint32_t in_flight = tapo_in_flight(snap, facts->lost_out);
+    if (in_flight >= cfg->small_window_segments)
+        return false;
+    note(tr, "in_flight %u < %u segments", in_flight, cfg->small_window_segments);
+    return true;
 }
 
 /* 1.4 (paper 4.3): every outstanding segment, at least 4, was lost. */
 static bool is_continuous_loss(const tapo_snapshot *snap, const tapo_facts *facts,
-                               const tapo_config *cfg)
+                               const tapo_config *cfg, trace *tr)
 {
-    return snap->packets_out >= cfg->small_window_segments && snap->sacked_out == 0 &&
-           facts->outstanding_all_lost;
+    if (snap->packets_out < cfg->small_window_segments || snap->sacked_out != 0 ||
+        !facts->outstanding_all_lost)
+        return false;
+    note(tr, "packets_out %u >= %u segments, none SACKed, none known to have arrived",
+         snap->packets_out, cfg->small_window_segments);
+    return true;
 }
 
 /* 1.5 (paper 4.3): a DSACK shows the original had arrived. */
-static bool is_ack_delay(const tapo_facts *facts)
+static bool is_ack_delay(const tapo_facts *facts, trace *tr)
 {
-    return facts->cur_spurious;
+    if (!facts->cur_spurious)
+        return false;
+    note(tr, "the receiver already had the data (spurious retransmission)");
+    return true;
 }
 
 /* 1.6: at least dupthres loss signals arrived, yet the sender waited for its
@@ -74,39 +150,50 @@ static bool is_ack_delay(const tapo_facts *facts)
  * SACK, compared with the standard threshold of 3: whatever raised the
  * sender's own threshold (reordering we saw, or a configured one), it was
  * above what arrived.  A fast retransmission is no such wait. */
-static bool is_large_dupthres(const tapo_snapshot *snap)
+static bool is_large_dupthres(const tapo_snapshot *snap, trace *tr)
 {
-    return snap->loss_signals >= TAPO_DUPTHRES_DEFAULT && snap->cur.trigger != TAPO_TRIGGER_FAST;
+    if (snap->loss_signals < TAPO_DUPTHRES_DEFAULT || snap->cur.trigger == TAPO_TRIGGER_FAST)
+        return false;
+    note(tr, "%u loss signals >= %u, yet no fast retransmission", snap->loss_signals,
+         TAPO_DUPTHRES_DEFAULT);
+    return true;
 }
 
 static tapo_cause classify_retransmission(const tapo_snapshot *snap, const tapo_facts *facts,
-                                          const tapo_config *cfg)
+                                          const tapo_config *cfg, trace *tr)
 {
     const tapo_cur *cur = &snap->cur;
     if (cur->handshake_retransmission || cur->receiver_retransmission)
         return TAPO_CAUSE_RETRANS_UNDETERMINED;
-    if (is_double(cur))
+    if (is_double(cur, tr))
         return cur->first_retrans == TAPO_TRIGGER_FAST ? TAPO_CAUSE_F_DOUBLE : TAPO_CAUSE_T_DOUBLE;
-    if (is_tail(snap, facts))
+    if (is_tail(snap, facts, tr))
         return TAPO_CAUSE_TAIL;
-    if (is_small_in_flight(snap, facts, cfg))
-        return rwnd_below(snap, (uint64_t)cfg->small_window_segments * snap->mss)
-                   ? TAPO_CAUSE_SMALL_RWND : TAPO_CAUSE_SMALL_CWND;
-    if (is_continuous_loss(snap, facts, cfg))
+    if (is_small_in_flight(snap, facts, cfg, tr)) {
+        uint64_t limit = (uint64_t)cfg->small_window_segments * snap->mss;
+        note_rwnd(tr, snap, cfg->small_window_segments);
+        return rwnd_below(snap, limit) ? TAPO_CAUSE_SMALL_RWND : TAPO_CAUSE_SMALL_CWND;
+    }
+    if (is_continuous_loss(snap, facts, cfg, tr))
         return TAPO_CAUSE_CONTINUOUS_LOSS;
-    if (is_ack_delay(facts))
+    if (is_ack_delay(facts, tr))
         return TAPO_CAUSE_ACK_DELAY;
-    if (is_large_dupthres(snap))
+    if (is_large_dupthres(snap, tr))
         return TAPO_CAUSE_LARGE_DUPTHRES;
+    note(tr, "no sub-rule held");
     return TAPO_CAUSE_RETRANS_UNDETERMINED;
 }
 
 /* Rule 2 (paper 3.4): the window was closed while the sender had data; a
  * sender's window probe proves it had. */
-static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts)
+static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
 {
-    bool had_data = facts->had_more_data || (snap->cur.dir == TAPO_DIR_OUT && snap->cur.window_probe);
-    return rwnd_below(snap, snap->mss) && had_data;
+    bool probe = snap->cur.dir == TAPO_DIR_OUT && snap->cur.window_probe;
+    if (!(facts->had_more_data || probe) || !rwnd_below(snap, snap->mss))
+        return false;
+    note_rwnd(tr, snap, 1);
+    note(tr, "%s", probe ? "the sender probed the window" : "the sender had more data");
+    return true;
 }
 
 /* Rule 3 (paper 3.4): nothing is outstanding and the sender speaks at the
@@ -115,55 +202,76 @@ static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts)
  * like its first payload (the server had not produced the data either way);
  * the first payload of a server that speaks first (an SMTP banner) is the
  * head of its first response. */
-static bool is_data_unavailable(const tapo_snapshot *snap)
+static bool is_data_unavailable(const tapo_snapshot *snap, trace *tr)
 {
     if (snap->packets_out != 0 || snap->cur.dir != TAPO_DIR_OUT)
         return false;
-    return snap->request_pending || (!snap->sent_payload && snap->cur.payload);
+    if (snap->request_pending) {
+        note(tr, "nothing outstanding; the sender answers a pending request");
+        return true;
+    }
+    if (!snap->sent_payload && snap->cur.payload) {
+        note(tr, "nothing outstanding; the sender's first payload");
+        return true;
+    }
+    return false;
 }
 
 /* Rule 4 (paper 3.4): new data mid-response with nothing outstanding and the
  * window open: the application did not feed TCP. */
-static bool is_resource_constraint(const tapo_snapshot *snap)
+static bool is_resource_constraint(const tapo_snapshot *snap, trace *tr)
 {
-    return snap->packets_out == 0 && snap->cur.dir == TAPO_DIR_OUT && snap->cur.new_data &&
-           !snap->request_pending;
+    if (snap->packets_out != 0 || snap->cur.dir != TAPO_DIR_OUT || !snap->cur.new_data ||
+        snap->request_pending)
+        return false;
+    note(tr, "nothing outstanding; new data in the middle of a response");
+    return true;
 }
 
 /* Rule 5 (paper 3.4): nothing outstanding and the receiver had nothing
  * pending, or the receiver itself is what resumes the exchange with data.
  * Decision: a sender keep-alive or bare ACK on an idle connection counts
  * too; a receiver giving up (FIN, RST) on a pending request does not. */
-static bool is_client_idle(const tapo_snapshot *snap)
+static bool is_client_idle(const tapo_snapshot *snap, trace *tr)
 {
     if (snap->packets_out != 0)
         return false;
-    if (!snap->request_pending)
+    if (!snap->request_pending) {
+        note(tr, "nothing outstanding; no request pending");
         return true;
-    return snap->cur.dir == TAPO_DIR_IN && snap->cur.payload;
+    }
+    if (snap->cur.dir == TAPO_DIR_IN && snap->cur.payload) {
+        note(tr, "nothing outstanding; the receiver sends data");
+        return true;
+    }
+    return false;
 }
 
 /* Rule 6 (paper 3.4): data was outstanding and cur is no retransmission. */
-static bool is_packet_delay(const tapo_snapshot *snap)
+static bool is_packet_delay(const tapo_snapshot *snap, trace *tr)
 {
-    return snap->packets_out > 0;
+    if (snap->packets_out == 0)
+        return false;
+    note(tr, "packets_out %u > 0; no retransmission", snap->packets_out);
+    return true;
 }
 
 static tapo_cause classify_cause(const tapo_snapshot *snap, const tapo_facts *facts,
-                                 const tapo_config *cfg)
+                                 const tapo_config *cfg, trace *tr)
 {
-    if (is_retransmission_stall(&snap->cur))
-        return classify_retransmission(snap, facts, cfg);
-    if (is_zero_window(snap, facts))
+    if (is_retransmission_stall(&snap->cur, tr))
+        return classify_retransmission(snap, facts, cfg, tr);
+    if (is_zero_window(snap, facts, tr))
         return TAPO_CAUSE_ZERO_WINDOW;
-    if (is_data_unavailable(snap))
+    if (is_data_unavailable(snap, tr))
         return TAPO_CAUSE_DATA_UNAVAILABLE;
-    if (is_resource_constraint(snap))
+    if (is_resource_constraint(snap, tr))
         return TAPO_CAUSE_RESOURCE_CONSTRAINT;
-    if (is_client_idle(snap))
+    if (is_client_idle(snap, tr))
         return TAPO_CAUSE_CLIENT_IDLE;
-    if (is_packet_delay(snap))
+    if (is_packet_delay(snap, tr))
         return TAPO_CAUSE_PACKET_DELAY;
+    note(tr, "no rule held");
     return TAPO_CAUSE_UNDETERMINED;
 }
 
@@ -178,7 +286,7 @@ tapo_verdict tapo_classify(const tapo_snapshot *snap, const tapo_facts *facts,
                            const tapo_config *cfg)
 {
     tapo_verdict v = { 0 };
-    v.cause = classify_cause(snap, facts, cfg);
+    v.cause = classify_cause(snap, facts, cfg, NULL);
     const tapo_cause_info *info = tapo_cause_get(v.cause);
     v.category = info->category;
     v.retransmission = info->retransmission;
@@ -187,4 +295,14 @@ tapo_verdict tapo_classify(const tapo_snapshot *snap, const tapo_facts *facts,
     v.lost_out = facts->lost_out;
     v.in_flight = tapo_in_flight(snap, facts->lost_out);
     return v;
+}
+
+void tapo_classify_explain(const tapo_snapshot *snap, const tapo_facts *facts,
+                           const tapo_config *cfg, char line[TAPO_RULE_LINE_MAX])
+{
+    char comparisons[TAPO_RULE_LINE_MAX];
+    trace tr = { comparisons, sizeof comparisons, 0 };
+    comparisons[0] = '\0';
+    const tapo_cause_info *info = tapo_cause_get(classify_cause(snap, facts, cfg, &tr));
+    snprintf(line, TAPO_RULE_LINE_MAX, "%s %s: %s", info->rule, info->name, comparisons);
 }

@@ -14,6 +14,15 @@
 tapo_verdict tapo_classify(const tapo_snapshot *snap, const tapo_facts *facts,
                            const tapo_config *cfg);
 
+#define TAPO_RULE_LINE_MAX 256   /* bytes, for the decision line */
+
+/* The decision path in one line (tapo.stall.rule): the rule that fired,
+ * its cause, and the values it compared, e.g. "1.3 small-cwnd:
+ * retransmission; in_flight 2 < 4 segments; rwnd 65160 >= 4 MSS (5792
+ * bytes)".  It is written by the same predicates that decide the cause. */
+void tapo_classify_explain(const tapo_snapshot *snap, const tapo_facts *facts,
+                           const tapo_config *cfg, char line[TAPO_RULE_LINE_MAX]);
+
 /* in_flight = packets_out + retrans_out - (sacked_out + lost_out), paper
  * equation 1, in segments and never negative. */
 uint32_t tapo_in_flight(const tapo_snapshot *snap, uint32_t lost_out);

@@ -380,7 +380,8 @@ static void open_view(tapo_conv *c, int s, const view_gap *g, const tapo_config 
     tapo_sender_snapshot(sender, snap, &view->facts_at_packet);
     view->facts_final = view->facts_at_packet;
     view->facts_final.had_more_data = false;   /* until new data shows otherwise */
-    tapo_hs_open(&sender->hs, &view->facts_final, sender->snd_una, sender->snd_nxt, sender->tx_order);
+    tapo_hs_open(&sender->hs, &view->facts_final, sender->snd_una, sender->snd_nxt, sender->tx_order,
+                 snap->window_closed_frame != 0);
 }
 
 /* Describes cur as endpoint s's own packet. */
@@ -399,6 +400,9 @@ static void describe_own_packet(tapo_sender *s, const tapo_tx_info *tx, bool awa
     cur->trigger = resent ? tx->trigger : TAPO_TRIGGER_NONE;
     cur->segs_sent_after = tx->segs_sent_after;
     cur->data_offset = tx->data_offset;
+    cur->orig_frame = tx->orig_frame;
+    cur->first_retx_frame = tx->first_retx_frame;
+    cur->loss_signal_frame = tx->signal_frame;
     if (away && tx->new_data && view->snap.packets_out == 0)
         view->snap.inferred |= TAPO_INFERRED_DELAY_UNSEEN;
     if (!resent)
@@ -421,6 +425,8 @@ static void describe_peer_packet(const tapo_sender *s, const tapo_tx_info *peer_
     cur->handshake_retransmission = resent && peer_tx->handshake;
     cur->receiver_retransmission = resent && !peer_tx->handshake;
     cur->data_offset = s->payload_bytes;
+    /* A window update that ends the stall is known at the packet itself. */
+    view->facts_at_packet.window_open_frame = view->facts_final.window_open_frame;
 }
 
 /* Whether p, seen from endpoint s as the sender, ends a stall: a gap above
@@ -714,13 +720,15 @@ bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *re
     const tapo_stall_view *view = &rec->view[sender];
     if (!view->stalled || (final && view->revoked))
         return false;
-    *v = tapo_classify(&view->snap, final ? &view->facts_final : &view->facts_at_packet, cfg);
+    const tapo_facts *facts = final ? &view->facts_final : &view->facts_at_packet;
+    *v = tapo_classify(&view->snap, facts, cfg);
     v->final = final;
     v->sender = sender;
     v->sender_basis = basis;
     v->sender_role = sum->initiator < 0 ? -1 : (sender == sum->initiator ? TAPO_ROLE_INITIATOR
                                                                         : TAPO_ROLE_RESPONDER);
     v->view = view;
+    v->facts = facts;
     uint64_t total = final ? sum->payload_bytes[sender] : view->bytes_at_packet;
     double position = total ? (double)view->snap.cur.data_offset / (double)total : 0.0;
     v->position = fmin(1.0, position);

@@ -26,7 +26,7 @@ unsigned tapo_hs_open_count(const tapo_hindsight *hs)
 }
 
 void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t nxt0,
-                  uint64_t mark_order)
+                  uint64_t mark_order, bool window_closed)
 {
     if (!hs->open)
         hs->open = g_array_sized_new(FALSE, FALSE, sizeof(tapo_tracker), 4);
@@ -34,7 +34,8 @@ void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t n
         g_array_remove_index(hs->open, 0);
     tapo_tracker t = {
         .facts = facts, .una0 = una0, .nxt0 = nxt0, .cur_start = 0, .cur_end = 0,
-        .mark_order = mark_order, .awaiting_more_data = true, .acked_s = -1.0,
+        .mark_order = mark_order, .awaiting_more_data = true, .awaiting_window = window_closed,
+        .acked_s = -1.0,
     };
     g_array_append_val(hs->open, t);
 }
@@ -100,18 +101,31 @@ void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t 
 }
 
 void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
-                        uint64_t first_retx_order, uint32_t segments)
+                        uint64_t first_retx_order, uint32_t segments, uint32_t frame)
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
-        if (overlaps(start, end, t->cur_start, t->cur_end))
+        if (overlaps(start, end, t->cur_start, t->cur_end) && !t->facts->cur_spurious) {
             t->facts->cur_spurious = true;
+            t->facts->dsack_frame = frame;
+        }
         if (!overlaps(start, end, t->una0, t->nxt0))
             continue;
         t->facts->outstanding_all_lost = false;
         /* Counted in lost_out at the stall's start, now shown not lost. */
         if (first_retx_order != 0 && first_retx_order <= t->mark_order)
             t->facts->lost_out = t->facts->lost_out > segments ? t->facts->lost_out - segments : 0;
+    }
+}
+
+void tapo_hs_window_opened(tapo_hindsight *hs, uint32_t frame)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->awaiting_window) {
+            t->facts->window_open_frame = frame;
+            t->awaiting_window = false;
+        }
     }
 }
 
@@ -126,7 +140,7 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
          * wait a couple of RTOs beyond the cumulative ACK. */
         bool dsack_window_over = t->acked_s >= 0 &&
                                  now_s - t->acked_s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
-        if (dsack_window_over && !t->awaiting_more_data)
+        if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window)
             g_array_remove_index(hs->open, i);
         else
             i++;

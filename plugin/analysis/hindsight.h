@@ -27,6 +27,8 @@ typedef struct tapo_facts {
     bool outstanding_all_lost;  /* no segment outstanding at the stall's start is known to have arrived */
     bool had_more_data;         /* the sender sent new data after the stall, before the next request */
     uint32_t lost_out;          /* segments: retransmitted, outstanding, not shown duplicate by DSACK */
+    uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
+    uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
 } tapo_facts;
 
 typedef struct tapo_tracker {
@@ -37,6 +39,7 @@ typedef struct tapo_tracker {
     int64_t cur_end;
     uint64_t mark_order;        /* sender transmission counter at the stall's start */
     bool awaiting_more_data;    /* had_more_data not settled yet */
+    bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
     double acked_s;             /* when snd_una reached nxt0, seconds; < 0 not yet */
 } tapo_tracker;
 
@@ -48,9 +51,10 @@ void tapo_hs_init(tapo_hindsight *hs);
 void tapo_hs_destroy(tapo_hindsight *hs);
 unsigned tapo_hs_open_count(const tapo_hindsight *hs);
 
-/* Opens a tracker for a stall whose outstanding window was [una0, nxt0). */
+/* Opens a tracker for a stall whose outstanding window was [una0, nxt0);
+ * window_closed: the peer's window was closed then. */
 void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t nxt0,
-                  uint64_t mark_order);
+                  uint64_t mark_order, bool window_closed);
 
 /* The stall's facts moved (the record was copied): trackers follow them. */
 void tapo_hs_retarget(tapo_hindsight *hs, tapo_facts *from, tapo_facts *to);
@@ -70,9 +74,12 @@ void tapo_hs_response_ended(tapo_hindsight *hs);
 /* [start, end), last sent at counter last_tx_order, arrived. */
 void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t last_tx_order);
 
-/* The receiver reported [start, end) twice; see tapo_sb_listener. */
+/* The receiver reported [start, end) twice (see tapo_sb_listener), in frame. */
 void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
-                        uint64_t first_retx_order, uint32_t segments);
+                        uint64_t first_retx_order, uint32_t segments, uint32_t frame);
+
+/* The peer's packet in frame opened its closed window again. */
+void tapo_hs_window_opened(tapo_hindsight *hs, uint32_t frame);
 
 /* snd_una advanced; closes trackers whose questions are settled. */
 void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s);

@@ -113,6 +113,7 @@ void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tx_tim
         .start = start, .end = end, .tx_count = 1, .last_tx_order = tx_order,
         .dupacks_at_last_tx = dupacks, .last_tx_s = when.sent_s, .last_seen_s = when.seen_s,
         .first_retx = TAPO_TRIGGER_NONE,
+        .orig_frame = when.frame,
         .seen = seen,
     };
     g_array_append_val(sb->segs, seg);
@@ -138,12 +139,16 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     desc->unseen = true;
     desc->last_tx_s = lowest->last_tx_s;
     desc->dupacks_since = dupacks_now - lowest->dupacks_at_last_tx;
+    desc->orig_frame = lowest->orig_frame;
+    desc->signal_frame = lowest->signal_frame;
     for (unsigned j = i; j < n && SEG(sb, j)->start < end; j++) {
         const tapo_segment *seg = SEG(sb, j);
         if (seg->tx_count > desc->prior_tx_max)
             desc->prior_tx_max = seg->tx_count;
-        if (desc->first_retx == TAPO_TRIGGER_NONE)
+        if (desc->first_retx == TAPO_TRIGGER_NONE) {
             desc->first_retx = seg->first_retx;
+            desc->first_retx_frame = seg->first_retx_frame;
+        }
         desc->dsacked |= seg->dsacked;
         desc->unseen = desc->unseen && !seg->seen;
     }
@@ -173,6 +178,8 @@ void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tr
         if (seg->first_retx_order == 0) {
             seg->first_retx_order = tx_order;
             seg->first_retx = first_trigger;
+            /* Earlier retransmissions lost before the capture point were the first. */
+            seg->first_retx_frame = lost_before ? 0 : when.frame;
         }
     }
     enforce_bound(sb);
@@ -288,6 +295,19 @@ void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t ms
         seg->dsacked = true;
         report_duplicate(listener, seg->start, seg->end, seg->first_retx_order, mss);
     }
+}
+
+void tapo_sb_signal(tapo_scoreboard *sb, int64_t below, uint32_t frame)
+{
+    if (below <= sb->signalled_below || tapo_sb_size(sb) == 0)
+        return;
+    /* Signals only move up the window: each entry is visited once. */
+    for (unsigned j = first_ending_after(sb, sb->signalled_below); INSIDE(sb, j, below); j++) {
+        tapo_segment *seg = SEG(sb, j);
+        if (!seg->sacked && seg->signal_frame == 0)
+            seg->signal_frame = frame;
+    }
+    sb->signalled_below = below;
 }
 
 void tapo_sb_count(const tapo_scoreboard *sb, uint32_t mss, tapo_sb_counts *counts)

@@ -24,7 +24,7 @@
 
 #include "vocabulary.h"
 
-#define TAPO_SB_MAX_SEGMENTS 8192   /* entries; about 470 KB of state at most */
+#define TAPO_SB_MAX_SEGMENTS 8192   /* entries; about 750 KB of state at most */
 #define TAPO_SB_HISTORY 32          /* acknowledged retransmitted ranges kept for DSACK matching */
 
 typedef struct tapo_segment {
@@ -37,6 +37,10 @@ typedef struct tapo_segment {
     double last_tx_s;            /* when the sender made its last transmission, sender time, seconds */
     double last_seen_s;          /* when the capture saw it, seconds */
     tapo_trigger first_retx;     /* what triggered the first retransmission */
+    /* Evidence links (frame numbers; 0 when the capture has no such frame). */
+    uint32_t orig_frame;         /* its first transmission, when captured */
+    uint32_t first_retx_frame;   /* its first retransmission, when captured */
+    uint32_t signal_frame;       /* first duplicate ACK or SACK that showed it missing */
     bool seen;                   /* some transmission of it was captured (false: inferred, lost before the capture point) */
     bool sacked;                 /* covered by a SACK block (not a DSACK) */
     bool dsacked;                /* the receiver reported a duplicate copy (RFC 2883) */
@@ -55,6 +59,7 @@ typedef struct tapo_scoreboard {
     tapo_acked_retx *history;    /* ring of TAPO_SB_HISTORY entries; NULL until a retransmission is ACKed */
     unsigned history_next;       /* ring position of the next insertion */
     int64_t highest_sacked;      /* end of the highest SACKed byte, stream offset; 0 = none */
+    int64_t signalled_below;     /* entries starting below this offset have their signal_frame, stream offset */
 } tapo_scoreboard;
 
 /* Callbacks for facts other modules learn from the receiver's feedback. */
@@ -79,6 +84,9 @@ typedef struct tapo_sb_desc {
     uint32_t sacked_sent_after;  /* segments SACKed that were sent after the lowest entry's last transmission */
     uint64_t dupacks_since;      /* duplicate ACKs received since the lowest entry's last transmission */
     double last_tx_s;            /* last transmission of the lowest entry, sender time, seconds */
+    uint32_t orig_frame;         /* the lowest entry's first transmission; 0 not captured */
+    uint32_t first_retx_frame;   /* the first retransmission whose trigger first_retx is; 0 not captured */
+    uint32_t signal_frame;       /* the first loss signal for the lowest entry; 0 none */
 } tapo_sb_desc;
 
 /* Result of a cumulative ACK or a SACK block. */
@@ -108,6 +116,7 @@ void tapo_sb_destroy(tapo_scoreboard *sb);
 typedef struct tapo_tx_time {
     double sent_s;               /* sender time, seconds */
     double seen_s;               /* capture time, seconds */
+    uint32_t frame;              /* the frame that carried it; 0 inferred (never captured) */
 } tapo_tx_time;
 
 /* New data [start, end) sent for the first time; seen false when the
@@ -136,6 +145,12 @@ void tapo_sb_sack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss
 /* A DSACK block [left, right): the receiver got that range twice. */
 void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
                    const tapo_sb_listener *listener);
+
+/* The receiver's packet in frame showed every un-SACKed entry starting
+ * below offset 'below' missing (a duplicate ACK for the head, or SACK
+ * blocks above holes): entries not signalled before take it as their first
+ * loss signal. */
+void tapo_sb_signal(tapo_scoreboard *sb, int64_t below, uint32_t frame);
 
 void tapo_sb_count(const tapo_scoreboard *sb, uint32_t mss, tapo_sb_counts *counts);
 

@@ -145,6 +145,7 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     snap->rwnd_scale_known = s->rwnd_scale_known;
     snap->request_pending = s->request_pending;
     snap->sent_payload = s->sent_payload;
+    snap->window_closed_frame = s->window_closed_frame;
     /* Loss signals for the head of the window: SACKed segments, or without
      * SACK the duplicate ACKs since the head was last sent. */
     tapo_sb_desc head;
@@ -155,6 +156,8 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
         snap->loss_signals = head_dupacks > UINT32_MAX ? UINT32_MAX : (uint32_t)head_dupacks;
 
     facts->cur_spurious = false;
+    facts->dsack_frame = 0;
+    facts->window_open_frame = 0;
     facts->outstanding_all_lost = counts.sacked_out == 0 && head_dupacks == 0;
     /* Provisional guess at "more data to send" (two passes know): see
      * last_new_hints_more. */
@@ -237,7 +240,7 @@ static bool sends_more_soon(const tapo_sender *s, int64_t payload, int64_t end)
 /* When the packet was sent (sender time) and seen. */
 static tapo_tx_time tx_time(const tapo_packet *p, const tapo_send_context *ctx)
 {
-    return (tapo_tx_time){ ctx->send_time_s, p->time_s };
+    return (tapo_tx_time){ ctx->send_time_s, p->time_s, p->frame };
 }
 
 static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo, int64_t hi,
@@ -303,6 +306,9 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tx->retrans_count = (desc.prior_tx_max ? desc.prior_tx_max : 1) + lost_before;
     tx->first_retrans = first;
     tx->already_duplicated = desc.dsacked;
+    tx->orig_frame = desc.orig_frame;
+    tx->first_retx_frame = desc.first_retx_frame;
+    tx->signal_frame = desc.signal_frame;
     tx->segs_sent_after = tapo_segments(s->snd_nxt - hi, mss) + s->unseen_beyond;
     tapo_sb_retransmit(&s->sb, lo, hi, first, lost_before, tx_time(p, ctx), s->tx_order, s->dupacks);
     ca_on_retransmission(s, trigger);
@@ -384,7 +390,7 @@ static void record_acked_resend(tapo_sender *s, int64_t start, int64_t end,
 static void record_new_data(tapo_sender *s, int64_t lo, int64_t end, bool fin,
                             const tapo_tx_time *seen, tapo_tx_info *tx)
 {
-    tapo_tx_time when = seen ? *seen : (tapo_tx_time){ s->last_tx_s, s->last_seen_s };
+    tapo_tx_time when = seen ? *seen : (tapo_tx_time){ s->last_tx_s, s->last_seen_s, 0 };
     tapo_sb_append(&s->sb, lo, end, when, s->tx_order, s->dupacks, seen != NULL);
     int64_t payload_end = fin ? end - 1 : end;
     if (payload_end > lo && lo >= s->data_start) {
@@ -506,15 +512,22 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
 
 /* ---- the peer's packets ----------------------------------------------- */
 
+/* The hindsight trackers, and the peer packet whose feedback reaches them. */
+typedef struct feedback_ctx {
+    tapo_hindsight *hs;
+    uint32_t frame;
+} feedback_ctx;
+
 static void hs_delivered(void *ctx, int64_t start, int64_t end, uint64_t last_tx_order)
 {
-    tapo_hs_delivered(ctx, start, end, last_tx_order);
+    tapo_hs_delivered(((feedback_ctx *)ctx)->hs, start, end, last_tx_order);
 }
 
 static void hs_duplicated(void *ctx, int64_t start, int64_t end, uint64_t first_retx_order,
                           uint32_t segments)
 {
-    tapo_hs_duplicated(ctx, start, end, first_retx_order, segments);
+    const feedback_ctx *fc = ctx;
+    tapo_hs_duplicated(fc->hs, start, end, first_retx_order, segments, fc->frame);
 }
 
 static void raise_dupthres(tapo_sender *s, uint32_t reordering)
@@ -617,6 +630,33 @@ static bool is_duplicate_ack(const tapo_sender *s, const tapo_packet *p, int64_t
            s->rwnd_seen && p->window == s->rwnd;
 }
 
+/* Evidence: the first packet that showed each segment missing.  A
+ * duplicate ACK shows the head; SACK blocks, the holes below them. */
+static void note_loss_signals(tapo_sender *s, const tapo_packet *p, bool dupack)
+{
+    if (dupack)
+        tapo_sb_signal(&s->sb, s->snd_una + 1, p->frame);
+    if (s->sb.highest_sacked > s->snd_una)
+        tapo_sb_signal(&s->sb, s->sb.highest_sacked, p->frame);
+}
+
+/* The peer's window; evidence of when it closed (below one MSS; without
+ * the handshake the scale is unknown and only zero is certain) and when it
+ * opened again. */
+static void note_window(tapo_sender *s, const tapo_packet *p)
+{
+    s->rwnd = p->window;
+    s->rwnd_seen = true;
+    s->rwnd_scale_known = p->window_scale_known;
+    bool closed = p->window_scale_known ? p->window < tapo_sender_mss(s) : p->window == 0;
+    if (closed && s->window_closed_frame == 0) {
+        s->window_closed_frame = p->frame;
+    } else if (!closed && s->window_closed_frame != 0) {
+        s->window_closed_frame = 0;
+        tapo_hs_window_opened(&s->hs, p->frame);
+    }
+}
+
 static void process_ack(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt)
 {
     if (!s->anchored) {
@@ -633,7 +673,8 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate
         s->unseen_beyond = s->unseen_beyond > missed ? s->unseen_beyond - missed : 0;
         s->snd_nxt = ack;   /* the capture missed some of our data */
     }
-    tapo_sb_listener listener = { hs_delivered, hs_duplicated, &s->hs };
+    feedback_ctx fc = { &s->hs, p->frame };
+    tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
     int64_t una_before = s->snd_una;
     bool newly_sacked = false;
     tapo_rtt_candidate sack_rtt = process_sack_blocks(s, p, ack, &listener, &newly_sacked);
@@ -655,11 +696,9 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate
     }
     if (newly_sacked || dupack)
         ca_on_event(s, CA_LOSS_SIGNAL);
-    if (ack >= s->snd_una) {
-        s->rwnd = p->window;
-        s->rwnd_seen = true;
-        s->rwnd_scale_known = p->window_scale_known;
-    }
+    note_loss_signals(s, p, dupack);
+    if (ack >= s->snd_una)
+        note_window(s, p);
 }
 
 void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt)

@@ -65,6 +65,7 @@ typedef struct tapo_sender {
     uint32_t rwnd;                /* peer's last advertised window, bytes */
     bool rwnd_seen;               /* rwnd holds a real value */
     bool rwnd_scale_known;        /* rwnd was scaled correctly */
+    uint32_t window_closed_frame; /* peer packet that closed the window (below one MSS) still in force; 0 open */
     uint32_t init_rwnd;           /* peer's window in its SYN or SYN-ACK, bytes; 0 unknown */
     uint32_t mss_option_min;      /* smallest MSS option seen either way, bytes; 0 none */
     uint32_t largest_segment;     /* largest payload sent, bytes */
@@ -116,6 +117,10 @@ typedef struct tapo_tx_info {
     bool original_hints_more;     /* then: it suggested more data queued behind it */
     bool acks_late;               /* it resent data the receiver had acknowledged: those ACKs had not reached the sender */
     unsigned inferred;            /* tapo_inferred bits */
+    /* Evidence about the retransmitted range (frame numbers; 0 none captured). */
+    uint32_t orig_frame;          /* its first transmission */
+    uint32_t first_retx_frame;    /* its first retransmission, the one whose trigger first_retrans is */
+    uint32_t signal_frame;        /* the first duplicate ACK or SACK that showed it missing */
 } tapo_tx_info;
 
 /* The cumulative ACK or SACK block that gives an RTT sample (Karn): when

@@ -35,6 +35,12 @@ typedef struct tapo_cur {
     tapo_trigger trigger;           /* trigger of this transmission */
     uint32_t segs_sent_after;       /* segments the sender had sent above cur's segment */
     uint64_t data_offset;           /* sender payload bytes before cur's first byte */
+    /* Evidence about cur's retransmitted segment (frame numbers; 0 when the
+     * capture has none): its original, its first retransmission (whose
+     * trigger names a double) and the first loss signal for it. */
+    uint32_t orig_frame;
+    uint32_t first_retx_frame;
+    uint32_t loss_signal_frame;
 } tapo_cur;
 
 typedef struct tapo_snapshot {
@@ -62,6 +68,7 @@ typedef struct tapo_snapshot {
     bool rwnd_scale_known;          /* the window scale is known (handshake captured) */
     bool request_pending;           /* the receiver sent payload after the sender's last payload */
     bool sent_payload;              /* the sender had sent payload before */
+    uint32_t window_closed_frame;   /* evidence: the receiver's packet that closed the window in force; 0 open */
     tapo_cur cur;
 } tapo_snapshot;
 
@@ -101,6 +108,7 @@ typedef struct tapo_verdict {
     tapo_basis sender_basis;        /* how it was chosen */
     int sender_role;                /* tapo_role of that endpoint; -1 when the handshake was not captured */
     const tapo_stall_view *view;    /* the record's view for that sender */
+    const tapo_facts *facts;        /* the view's facts the verdict used (at the packet, or final) */
 } tapo_verdict;
 
 #endif /* TAPO_STALL_H */

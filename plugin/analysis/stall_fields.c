@@ -6,14 +6,14 @@
 
 #include <string.h>
 
-#include "classifier.h"
-
 #define F(id, name, label, type, blurb) [id] = { name, label, type, blurb }
 const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
     F(TAPO_F_CAUSE, "tapo.stall.cause", "Cause", TAPO_FIELD_STRING,
       "Why the connection stalled (the TAPO decision tree)"),
     F(TAPO_F_CATEGORY, "tapo.stall.category", "Category", TAPO_FIELD_STRING,
       "server, client, network or unknown"),
+    F(TAPO_F_RULE, "tapo.stall.rule", "Decision", TAPO_FIELD_STRING,
+      "The rule of the decision tree that fired and the values it compared"),
     F(TAPO_F_RETRANSMISSION, "tapo.stall.retransmission", "Timeout retransmission", TAPO_FIELD_BOOL,
       "The stall ended with a retransmission (spec rule 1)"),
     F(TAPO_F_DURATION, "tapo.stall.duration", "Duration", TAPO_FIELD_SECONDS,
@@ -26,6 +26,19 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
       "Sender's retransmission timeout at the stall's start, seconds"),
     F(TAPO_F_PREV_FRAME, "tapo.stall.prev_frame", "Previous frame", TAPO_FIELD_FRAME,
       "The packet before the gap"),
+    F(TAPO_F_ORIG_FRAME, "tapo.stall.orig_frame", "Original transmission", TAPO_FIELD_FRAME,
+      "The first transmission of the retransmitted segment"),
+    F(TAPO_F_PREV_RETRANS_FRAME, "tapo.stall.prev_retrans_frame", "Earlier retransmission", TAPO_FIELD_FRAME,
+      "The segment's first retransmission, whose loss makes this stall a double (fast: f-double, "
+      "timeout or probe: t-double)"),
+    F(TAPO_F_LOSS_SIGNAL_FRAME, "tapo.stall.loss_signal_frame", "First loss signal", TAPO_FIELD_FRAME,
+      "The first duplicate ACK or SACK that showed the segment missing"),
+    F(TAPO_F_DSACK_FRAME, "tapo.stall.dsack_frame", "D-SACK", TAPO_FIELD_FRAME,
+      "The D-SACK that proved the retransmission spurious"),
+    F(TAPO_F_WINDOW_FRAME, "tapo.stall.window_frame", "Window closed", TAPO_FIELD_FRAME,
+      "The receiver's advertisement that closed the window (below one MSS) in force at the stall's start"),
+    F(TAPO_F_WINDOW_UPDATE_FRAME, "tapo.stall.window_update_frame", "Window opened", TAPO_FIELD_FRAME,
+      "The receiver's window update that opened that window again"),
     F(TAPO_F_CA_STATE, "tapo.stall.ca_state", "Congestion state", TAPO_FIELD_STRING,
       "Open, Disorder, Recovery or Loss at the stall's start"),
     F(TAPO_F_IN_FLIGHT, "tapo.stall.in_flight", "In flight", TAPO_FIELD_UINT,
@@ -107,6 +120,13 @@ static void set_bool(tapo_field_value *f, bool b)
     f->b = b;
 }
 
+/* A link to a frame, shown only when the capture has it (not 0). */
+static void set_frame(tapo_field_value *f, uint32_t frame)
+{
+    f->present = frame != 0;
+    f->u = frame;
+}
+
 /* The inferred bits as one readable line. */
 static const char *inferred_line(unsigned bits, char buf[TAPO_INFERRED_LINE_MAX])
 {
@@ -166,6 +186,23 @@ static void cur_fields(const tapo_verdict *v, tapo_field_value *out)
     set_string(&out[TAPO_F_PKT_DIR], cur->dir == TAPO_DIR_OUT ? "out" : "in");
 }
 
+/* The frames that show why the verdict holds (spec section 5). */
+static void evidence_fields(const tapo_verdict *v, tapo_field_value *out)
+{
+    const tapo_snapshot *s = &v->view->snap;
+    const tapo_cur *cur = &s->cur;
+    if (cur->dir == TAPO_DIR_OUT && cur->retrans_count) {
+        set_frame(&out[TAPO_F_ORIG_FRAME], cur->orig_frame);
+        set_frame(&out[TAPO_F_LOSS_SIGNAL_FRAME], cur->loss_signal_frame);
+        if (cur->retrans_count >= 2)
+            set_frame(&out[TAPO_F_PREV_RETRANS_FRAME], cur->first_retx_frame);
+    }
+    if (v->spurious)
+        set_frame(&out[TAPO_F_DSACK_FRAME], v->facts->dsack_frame);
+    set_frame(&out[TAPO_F_WINDOW_FRAME], s->window_closed_frame);
+    set_frame(&out[TAPO_F_WINDOW_UPDATE_FRAME], v->facts->window_open_frame);
+}
+
 /* Where the capture was taken and which endpoint is analysed. */
 static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
                               tapo_field_value *out, char *inferred_buf)
@@ -185,23 +222,26 @@ static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *su
         set_string(&out[TAPO_F_INFERRED], inferred_line(s->inferred, inferred_buf));
 }
 
-void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
-                       tapo_field_value out[TAPO_F_COUNT], char inferred_buf[TAPO_INFERRED_LINE_MAX])
+void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg,
+                       tapo_field_value out[TAPO_F_COUNT], tapo_field_text *text)
 {
     memset(out, 0, sizeof *out * TAPO_F_COUNT);
     const tapo_cause_info *info = tapo_cause_get(v->cause);
     const tapo_snapshot *s = &v->view->snap;
     set_string(&out[TAPO_F_CAUSE], info->name);
     set_string(&out[TAPO_F_CATEGORY], tapo_category_name(v->category));
+    tapo_classify_explain(s, v->facts, cfg, text->rule);
+    set_string(&out[TAPO_F_RULE], text->rule);
     set_bool(&out[TAPO_F_RETRANSMISSION], v->retransmission);
     set_seconds(&out[TAPO_F_DURATION], s->duration_s);
     set_seconds(&out[TAPO_F_THRESHOLD], s->threshold_s);
     set_seconds(&out[TAPO_F_SRTT], s->srtt_s);
     set_seconds(&out[TAPO_F_RTO], s->rto_s);
     set_uint(&out[TAPO_F_PREV_FRAME], s->prev_frame);
+    evidence_fields(v, out);
     state_fields(v, out);
     cur_fields(v, out);
     set_bool(&out[TAPO_F_FINAL], v->final);
     set_string(&out[TAPO_F_HINT], info->hint);
-    connection_fields(v, sum, out, inferred_buf);
+    connection_fields(v, sum, out, text->inferred);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "classifier.h"
 #include "conversation.h"
 #include "stall.h"
 
@@ -27,8 +28,12 @@ typedef enum {
 
 /* In the order they are shown. */
 typedef enum {
-    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_RETRANSMISSION, TAPO_F_DURATION, TAPO_F_THRESHOLD,
-    TAPO_F_SRTT, TAPO_F_RTO, TAPO_F_PREV_FRAME, TAPO_F_CA_STATE, TAPO_F_IN_FLIGHT,
+    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_RULE, TAPO_F_RETRANSMISSION, TAPO_F_DURATION, TAPO_F_THRESHOLD,
+    TAPO_F_SRTT, TAPO_F_RTO, TAPO_F_PREV_FRAME,
+    /* Evidence links. */
+    TAPO_F_ORIG_FRAME, TAPO_F_PREV_RETRANS_FRAME, TAPO_F_LOSS_SIGNAL_FRAME, TAPO_F_DSACK_FRAME,
+    TAPO_F_WINDOW_FRAME, TAPO_F_WINDOW_UPDATE_FRAME,
+    TAPO_F_CA_STATE, TAPO_F_IN_FLIGHT,
     TAPO_F_PACKETS_OUT, TAPO_F_SACKED_OUT, TAPO_F_LOST_OUT, TAPO_F_RETRANS_OUT, TAPO_F_HOLES,
     TAPO_F_DUPTHRES, TAPO_F_RWND, TAPO_F_INIT_RWND, TAPO_F_MSS, TAPO_F_RETRANS_COUNT,
     TAPO_F_FIRST_RETRANS, TAPO_F_SPURIOUS, TAPO_F_POSITION, TAPO_F_FILE_POS, TAPO_F_PKT_DIR,
@@ -61,9 +66,14 @@ typedef struct tapo_field_value {
 
 #define TAPO_INFERRED_LINE_MAX 512   /* bytes, for the inferred field's text */
 
-/* The values of one stall's fields.  inferred_buf holds the inferred
- * field's text: it must live as long as out is used. */
-void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
-                       tapo_field_value out[TAPO_F_COUNT], char inferred_buf[TAPO_INFERRED_LINE_MAX]);
+/* The texts some fields are made of: it must live as long as they are used. */
+typedef struct tapo_field_text {
+    char inferred[TAPO_INFERRED_LINE_MAX];
+    char rule[TAPO_RULE_LINE_MAX];
+} tapo_field_text;
+
+/* The values of one stall's fields. */
+void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg,
+                       tapo_field_value out[TAPO_F_COUNT], tapo_field_text *text);
 
 #endif /* TAPO_STALL_FIELDS_H */

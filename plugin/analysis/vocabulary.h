@@ -58,6 +58,7 @@ typedef struct {
     tapo_severity severity;
     const char *summary;         /* fixed expert-info summary */
     const char *hint;            /* the mitigation that addresses this cause */
+    const char *rule;            /* its rule in spec section 4, e.g. "1.3" */
 } tapo_cause_info;
 
 const tapo_cause_info *tapo_cause_get(tapo_cause cause);

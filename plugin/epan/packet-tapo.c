@@ -338,7 +338,7 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
         .vantage = fs->flow->vantage_note_frame == fs->rec.frame &&
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
     };
-    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &notes);
+    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &cfg, &notes);
     queue_tap(pinfo, TAPO_TAP_STALL, fs->flow->number, fs, &verdict);
 }
 

@@ -151,7 +151,7 @@ static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const t
 
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_verdict *v, const tapo_conv_summary *sum,
-                       const tapo_render_notes *notes)
+                       const tapo_config *cfg, const tapo_render_notes *notes)
 {
     const tapo_cause_info *info = tapo_cause_get(v->cause);
     const tapo_snapshot *s = &v->view->snap;
@@ -166,8 +166,8 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
     proto_item_set_generated(item);
     proto_tree *st = proto_item_add_subtree(item, ett_stall);
     tapo_field_value fields[TAPO_F_COUNT];
-    char inferred[TAPO_INFERRED_LINE_MAX];
-    tapo_stall_fields(v, sum, fields, inferred);
+    tapo_field_text text;
+    tapo_stall_fields(v, sum, cfg, fields, &text);
     for (int i = 0; i < TAPO_F_COUNT; i++)
         add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i]);
     if (notes->vantage)

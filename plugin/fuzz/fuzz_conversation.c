@@ -9,10 +9,12 @@
 #include <glib.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "classifier.h"
 #include "conversation.h"
 #include "packet_stream.h"
+#include "stall_fields.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -21,6 +23,26 @@ static tapo_stall_record *new_record(void *ctx)
     tapo_stall_record *rec = g_new0(tapo_stall_record, 1);
     g_ptr_array_add(ctx, rec);
     return rec;
+}
+
+/* Evidence links point at earlier frames (the stall's own for a window
+ * update), or at frames seen by the end; every field renders, and the
+ * decision line names the cause's rule. */
+static void check_fields(const tapo_verdict *v, const tapo_stall_record *rec,
+                         const tapo_conv_summary *sum, const tapo_config *cfg, uint32_t last_frame)
+{
+    const tapo_snapshot *s = &v->view->snap;
+    if (s->cur.orig_frame >= rec->frame || s->cur.first_retx_frame >= rec->frame ||
+        s->cur.loss_signal_frame >= rec->frame || s->window_closed_frame >= rec->frame)
+        abort();
+    if (v->facts->dsack_frame > last_frame || v->facts->window_open_frame > last_frame)
+        abort();
+    tapo_field_value fields[TAPO_F_COUNT];
+    tapo_field_text text;
+    tapo_stall_fields(v, sum, cfg, fields, &text);
+    const char *rule = tapo_cause_get(v->cause)->rule;
+    if (!g_str_has_prefix(fields[TAPO_F_RULE].s, rule) || fields[TAPO_F_RULE].s[strlen(rule)] != ' ')
+        abort();
 }
 
 /* What every verdict must satisfy, whatever the input. */
@@ -48,15 +70,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tapo_conv_init(&conv, &cfg);
     GPtrArray *records = g_ptr_array_new_with_free_func(g_free);
     tapo_packet p;
-    while (tapo_stream_next(&r, &p))
+    uint32_t last_frame = 0;
+    while (tapo_stream_next(&r, &p)) {
         tapo_conv_process(&conv, &p, &cfg, new_record, records);
+        last_frame = p.frame > last_frame ? p.frame : last_frame;
+    }
     tapo_conv_summary sum;
     tapo_conv_summarize(&conv, &sum);
     for (unsigned i = 0; i < records->len; i++) {
         for (int final = 0; final < 2; final++) {
             tapo_verdict v;
-            if (tapo_conv_verdict(&sum, records->pdata[i], &cfg, final, &v))
+            if (tapo_conv_verdict(&sum, records->pdata[i], &cfg, final, &v)) {
                 check_verdict(&v);
+                check_fields(&v, records->pdata[i], &sum, &cfg, last_frame);
+            }
         }
     }
     tapo_conv_destroy(&conv);

@@ -12,7 +12,7 @@
 /* A transmission at t seconds, captured at the sender. */
 static tapo_tx_time at(double t)
 {
-    return (tapo_tx_time){ t, t };
+    return (tapo_tx_time){ t, t, 1 };
 }
 
 typedef struct {
