@@ -4,6 +4,8 @@
     tapo-packet-tree.png   a stall packet's TAPO tree (f-double.pcap)
     tapo-statistics.png    Statistics > TCP Stalls (TAPO) (mixed-web.pcap)
     tapo-flow-report.png   Tools > TAPO > Flow report, the Lua companion
+    tapo-profile.png       the TAPO configuration profile: its columns,
+                           coloring rules and filter buttons (mixed-web.pcap)
 
     scripts/gui_screenshots.py [OUTPUT_DIR]     (default: docs/images)
 
@@ -66,6 +68,11 @@ class Gui:
             shutil.copy(os.path.join(ROOT, "lua", name), plugins)
         profile = os.path.join(self.tmp, "profile")
         os.makedirs(profile)
+        # The TAPO profile installed in the personal folder, as
+        # scripts/install-personal puts it.
+        shutil.copytree(os.path.join(ROOT, "profiles", "TAPO"), os.path.join(profile, "profiles", "TAPO"))
+        with open(os.path.join(profile, "profiles", "TAPO", "recent"), "a") as f:
+            f.write("gui.geometry_main_upper_pane: 700\ngui.geometry_main_lower_pane: 0\n")
         with open(os.path.join(profile, "recent"), "w") as f:
             f.write("gui.geometry_main_upper_pane: 140\ngui.geometry_main_lower_pane: 0\n")
         runtime = os.path.join(self.tmp, "run")
@@ -177,6 +184,14 @@ def flow_report(gui):
     gui.shot(window, "tapo-flow-report.png")
 
 
+def profile(gui):
+    """The TAPO profile chosen (-C TAPO, as the status bar's profile menu
+    does): stall packets only, coloured by category, the stall columns and
+    the filter buttons."""
+    main = gui.open("mixed-web.pcap", "-C", "TAPO", "-Y", "tapo.stall")
+    gui.shot(main, "tapo-profile.png")
+
+
 def main():
     out_dir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "docs", "images"))
     os.makedirs(out_dir, exist_ok=True)
@@ -185,6 +200,7 @@ def main():
         packet_tree(gui)
         statistics(gui)
         flow_report(gui)
+        profile(gui)
     finally:
         gui.close()
     return 0

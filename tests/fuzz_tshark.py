@@ -31,8 +31,7 @@ import pcapfile  # noqa: E402
 import sanitized  # noqa: E402
 import tshark_runner as ts  # noqa: E402
 
-REAL = os.environ.get("TAPO_REAL_CAPTURES",
-                      os.path.join(os.path.dirname(ts.ROOT), "shared", "real-captures"))
+REAL = ts.REAL_CAPTURES
 ERROR_RATES = (0.005, 0.02, 0.05)
 YEAR_S = 365 * 86400.0
 

@@ -22,7 +22,7 @@ import batch_compare
 import tshark_runner as ts
 
 ROOT = ts.ROOT
-REAL = os.environ.get("TAPO_REAL_CAPTURES", os.path.join(os.path.dirname(ROOT), "shared", "real-captures"))
+REAL = ts.REAL_CAPTURES
 SCRIPTS = os.path.join(ROOT, "scripts")
 
 

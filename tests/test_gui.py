@@ -1,8 +1,11 @@
 """The real Wireshark GUI under Xvfb: scripts/gui_screenshots.py opens the
-statistics window, a stall packet's tree and the Lua companion's report
-(Tools menu), and fails when a window does not appear."""
+statistics window, a stall packet's tree, the Lua companion's report
+(Tools menu) and the TAPO profile, and fails when a window does not appear.
+The profile's screenshot is read back: its column titles and filter
+buttons by OCR (tesseract), its coloring rules by the rows' colours."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +14,30 @@ import unittest
 
 import tshark_runner as ts
 
-TOOLS = ("wireshark", "Xvfb", "xdotool", "import", "identify")
+TOOLS = ("wireshark", "Xvfb", "xdotool", "import", "identify", "convert", "tesseract")
+PROFILE = os.path.join(ts.ROOT, "profiles", "TAPO")
+# What choosing the TAPO profile must show (profiles/TAPO): column titles
+# and filter-button labels...
+PROFILE_TEXT = ["Stall cause", "Category", "Stalls", "Network", "Server", "Client", "Timeouts"]
+
+
+def rule_colours():
+    """...and the background of each category's stall rows, as 8-bit RGB
+    (the colorfilters file gives 16-bit values)."""
+    colours = {}
+    with open(os.path.join(PROFILE, "colorfilters")) as f:
+        for line in f:
+            m = re.match(r'@TAPO stall: (\w+)@[^@]*@\[(\d+),(\d+),(\d+)\]', line)
+            if m:
+                colours[m.group(1)] = "rgb(%s)" % ",".join(str(int(v) >> 8) for v in m.group(2, 3, 4))
+    return colours
+
+
+def pixels_of(image, colour):
+    out = subprocess.run(["convert", image, "-fill", "black", "+opaque", colour, "-fill", "white",
+                          "-opaque", colour, "-format", "%[fx:round(mean*w*h)]", "info:"],
+                         capture_output=True, text=True, check=True).stdout
+    return int(out)
 MISSING = [t for t in TOOLS if not shutil.which(t)]
 
 
@@ -24,15 +50,30 @@ class GuiScreenshots(unittest.TestCase):
             proc = subprocess.run([sys.executable, os.path.join(ts.ROOT, "scripts", "gui_screenshots.py"), out],
                                   env=env, capture_output=True, text=True, timeout=300)
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
-            for name in ("tapo-packet-tree.png", "tapo-statistics.png", "tapo-flow-report.png"):
+            for name in ("tapo-packet-tree.png", "tapo-statistics.png", "tapo-flow-report.png",
+                         "tapo-profile.png"):
                 info = subprocess.run(["identify", "-format", "%w %h %[fx:standard_deviation]",
                                        os.path.join(out, name)], capture_output=True, text=True).stdout.split()
                 width, height, spread = int(info[0]), int(info[1]), float(info[2])
                 self.assertGreater(width, 600, name)
                 self.assertGreater(height, 400, name)
                 self.assertGreater(spread, 0.05, name + " looks blank")
+            self.check_profile(os.path.join(out, "tapo-profile.png"))
         finally:
             shutil.rmtree(out, ignore_errors=True)
+
+
+    def check_profile(self, image):
+        # OCR may read a capital as small ("stalls").
+        text = subprocess.run(["tesseract", image, "-"], capture_output=True, text=True).stdout.lower()
+        for label in PROFILE_TEXT + ["Profile: TAPO"]:
+            self.assertIn(label.lower(), text, "the TAPO profile's %r is not on the screen" % label)
+        # mixed-web.pcap has network (tail), server (data-unavailable) and
+        # client (client-idle) stalls: rows of each colour.
+        colours = rule_colours()
+        for category in ("network", "server", "client"):
+            self.assertGreater(pixels_of(image, colours[category]), 2000,
+                               "no %s stall row in the TAPO profile's colour" % category)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,14 @@ import glob
 import io
 import json
 import os
+import shutil
 import subprocess
 import unittest
 
 import tshark_runner as ts
 
 CAPTURES = os.path.join(ts.ROOT, "test-captures")
-REAL = os.path.join(os.path.dirname(ts.ROOT), "shared", "real-captures")
+REAL = ts.REAL_CAPTURES
 SCHEMA = os.path.join(ts.ROOT, "docs", "tapo-flows.schema.json")
 TOLERANCE = 2e-6   # the report prints 6 decimals
 
@@ -217,9 +218,13 @@ class WithoutThePlugin(unittest.TestCase):
 
 class PureLuaModule(unittest.TestCase):
     def test_plain_lua_unit_tests(self):
-        proc = subprocess.run(["lua5.2", os.path.join(ts.ROOT, "tests", "lua", "test_report.lua")],
-                              capture_output=True, text=True)
-        self.assertEqual(proc.returncode, 0, proc.stderr)
+        """With Lua 5.2 (Wireshark 4.0) and 5.4 (Debian's 4.4 and 4.6), where installed."""
+        interpreters = [lua for lua in ("lua5.2", "lua5.4") if shutil.which(lua)]
+        self.assertTrue(interpreters, "no lua5.2 or lua5.4 (scripts/install-deps installs lua5.2)")
+        for lua in interpreters:
+            proc = subprocess.run([lua, os.path.join(ts.ROOT, "tests", "lua", "test_report.lua")],
+                                  capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, lua + ": " + proc.stderr)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("TAPO_BUILD_DIR", os.path.join(ROOT, "build"))
 TEST_USER = os.environ.get("TAPO_TEST_USER", "nobody")
+# Captures written by others, read in place (never copied into the repository).
+REAL_CAPTURES = os.environ.get("TAPO_REAL_CAPTURES",
+                               os.path.join(os.path.dirname(ROOT), "shared", "real-captures"))
 
 _config_dir = None
 
