@@ -16,6 +16,10 @@ assert timings).
            open at once (issue 11).
 --memory   the plugin's memory on a capture ten times longer than
            --packets: per connection open at once and per stall (issue 10).
+--callgrind  where the instructions go (valgrind --tool=callgrind counts
+           them repeatably): tshark unused and used, with and without TAPO,
+           on a capture of --callgrind-packets packets; the totals and the
+           plugin's most expensive functions.
 
 Captures are built from the labelled corpus (scripts/make_bench_capture.py):
 real Linux TCP, each copy a new client, 64 copies playing at once.  Times
@@ -25,6 +29,7 @@ resident size of the process.  Prints Markdown tables for docs/benchmarks.md.
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -125,10 +130,19 @@ def batch_section(tmp, packets):
             ("tshark -q -z tapo,tree (the plugin, one pass)", ts.command(["-q", "-z", "tapo,tree", "-r", big]), 1)):
         t, m = measure(argv)
         print("| %s | %.2f | %.0f | %.0f | %.0f |" % (name, t, n / t, n / t / used_cores, m))
-    _, m_small = measure([tapo, "-q", "-j", "1", "--report", "json", small])
-    _, m_big = measure([tapo, "-q", "-j", "1", "--report", "json", big])
-    print("\nMemory with the same connections open at once: %d packets %.0f MB, %d packets %.0f MB (ratio %.2f)" % (
-        n // 10, m_small, n, m_big, m_big / m_small))
+    # A connection stays in memory until it is over and a grace period has
+    # passed, or until it was idle for the idle timeout (an hour by default:
+    # the corpus has connections that never close cleanly).  Memory is flat
+    # once a capture is longer than both; with the defaults the small
+    # capture (minutes) is shorter than that.
+    print("\nMemory with the same connections open at once (peak RSS, MB):\n")
+    print("| options | %d packets | %d packets | ratio |" % (n // 10, n))
+    print("|---|---|---|---|")
+    for name, opts in (("defaults (--grace 240 --idle-timeout 3600)", []),
+                       ("--grace 30 --idle-timeout 60", ["--grace", "30", "--idle-timeout", "60"])):
+        _, m_small = measure([tapo, "-q", "-j", "1", "--report", "json"] + opts + [small])
+        _, m_big = measure([tapo, "-q", "-j", "1", "--report", "json"] + opts + [big])
+        print("| %s | %.0f | %.0f | %.2f |" % (name, m_small, m_big, m_big / m_small))
 
 
 def memory_section(tmp, packets):
@@ -147,6 +161,67 @@ def memory_section(tmp, packets):
                                                                extra / conns, extra / max(stalls, 1)))
 
 
+def callgrind(argv, tmp, name):
+    """Instructions executed by argv (tshark), and callgrind's output file."""
+    out = os.path.join(tmp, "callgrind.%s.out" % name)
+    os.chmod(tmp, 0o777)
+    prefix = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out]
+    # runuser ... env ... tshark: valgrind goes right before tshark.
+    i = argv.index("tshark")
+    proc = subprocess.run(argv[:i] + prefix + argv[i:], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit("callgrind failed: %s" % proc.stderr[-2000:])
+    def annotate(*opts):
+        return subprocess.run(["callgrind_annotate", "--threshold=100"] + list(opts) + [out],
+                              capture_output=True, text=True, check=True).stdout
+    inclusive = annotate("--inclusive=yes")
+    total = next(int(l.split()[0].replace(",", "")) for l in inclusive.splitlines() if "PROGRAM TOTALS" in l)
+    own = sum(tapo_costs(annotate(), sum).values())
+    return total, own, inclusive
+
+
+def tapo_costs(annotate, combine):
+    """{function: instructions} of the plugin's functions in callgrind_annotate's
+    output ("  6,120,017 ( 0.59%)  file:function [object]"); a function may
+    show twice (with and without its file, or inlined parts): combine them."""
+    costs = {}
+    for line in annotate.splitlines():
+        m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S*?):(\S+) \[(.*)\]$", line)
+        if m and m.group(4).endswith("/tapo.so"):
+            ir = int(m.group(1).replace(",", ""))
+            costs[m.group(3)] = combine((ir, costs.get(m.group(3), 0)))
+    return costs
+
+
+def tapo_lines(annotate, total, limit=6):
+    """The plugin's most expensive functions, inclusive, as a share of the run."""
+    rows = sorted(((ir, f) for f, ir in tapo_costs(annotate, max).items()), reverse=True)
+    return ["| %s | %s | %.2f %% |" % (f, "{:,}".format(ir), 100.0 * ir / total) for ir, f in rows[:limit]]
+
+
+def callgrind_section(tmp, packets):
+    capture = make_capture(tmp, packets)
+    installed, empty = ts.installed_plugin_dir(), no_plugins(tmp)
+    print("\n### Instructions (callgrind, %d packets)\n" % packets)
+    print("| command | without TAPO | with TAPO installed | ratio | TAPO's own code (self) |")
+    print("|---|---|---|---|---|")
+    profiles = {}
+    for name, args, base in (("unused: -q -z io,stat,0", ["-q", "-z", "io,stat,0"], ["-q", "-z", "io,stat,0"]),
+                             ("used: -2 -Y tapo.stall against -2 -Y tcp.analysis.retransmission",
+                              ["-2", "-Y", "tapo.stall"], ["-2", "-Y", "tcp.analysis.retransmission"])):
+        t0, _, _ = callgrind(tshark(base, capture, empty), tmp, "base")
+        t1, own, annotate = callgrind(tshark(args, capture, installed), tmp, "tapo")
+        profiles[name] = (t1, annotate)
+        print("| %s | %s | %s | %.3f | %s (%.2f %%) |" % (name, "{:,}".format(t0), "{:,}".format(t1), t1 / t0,
+                                                      "{:,}".format(own), 100.0 * own / t1))
+    for name, (total, annotate) in profiles.items():
+        print("\nTAPO's functions, %s (inclusive instructions):\n" % name)
+        print("| function | instructions | share of the run |")
+        print("|---|---|---|")
+        lines = tapo_lines(annotate, total)
+        print("\n".join(lines) if lines else "| (none: TAPO returned at once) | | |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plugin", action="store_true")
@@ -154,9 +229,11 @@ def main():
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--packets", type=int, default=550000)
     ap.add_argument("--batch-packets", type=int, default=5000000)
+    ap.add_argument("--callgrind", action="store_true")
+    ap.add_argument("--callgrind-packets", type=int, default=30000)
     args = ap.parse_args()
-    if not (args.plugin or args.batch or args.memory):
-        args.plugin = args.batch = args.memory = True
+    if not (args.plugin or args.batch or args.memory or args.callgrind):
+        args.plugin = args.batch = args.memory = args.callgrind = True
     tmp = tempfile.mkdtemp(prefix="tapo-bench-")
     os.chmod(tmp, 0o755)
     try:
@@ -166,6 +243,8 @@ def main():
             batch_section(tmp, args.batch_packets)
         if args.memory:
             memory_section(tmp, args.packets)
+        if args.callgrind:
+            callgrind_section(tmp, args.callgrind_packets)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

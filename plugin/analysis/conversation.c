@@ -580,10 +580,10 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         tapo_sender_acks_received(&c->ep[p->from], own->time_s, own->on_clock.margin_s,
                                   own->on_clock.has_ts, p->tsecr, &acks);
     }
-    tapo_stall_record scratch;
-    memset(&scratch, 0, sizeof scratch);
+    tapo_stall_record scratch;   /* filled only for a candidate (most packets are none) */
     bool candidate = gaps[0].candidate || gaps[1].candidate;
     if (candidate) {
+        memset(&scratch, 0, sizeof scratch);
         scratch.frame = p->frame;
         for (int s = 0; s < 2; s++) {
             if (!gaps[s].candidate)

@@ -90,6 +90,10 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
         k->has_own = true;
         return;
     }
+    /* The latest peer time is looked for again only when the ring drops
+     * it (a capture out of time order): on every other packet it is the
+     * new one or stays. */
+    bool drops_latest = k->peer_count == TAPO_CLOCK_PEER_RECENT && k->peer_s[k->peer_next] == k->peer_latest_s;
     k->peer_s[k->peer_next] = t_s;
     k->peer_frame[k->peer_next] = frame;
     k->peer_has_ts[k->peer_next] = p->has_ts;
@@ -97,8 +101,12 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
     k->peer_next = (k->peer_next + 1) % TAPO_CLOCK_PEER_RECENT;
     if (k->peer_count < TAPO_CLOCK_PEER_RECENT)
         k->peer_count++;
-    k->peer_latest_s = k->peer_s[0];
-    for (unsigned i = 1; i < k->peer_count; i++)
-        if (k->peer_s[i] > k->peer_latest_s)
-            k->peer_latest_s = k->peer_s[i];
+    if (k->peer_count == 1 || t_s >= k->peer_latest_s) {
+        k->peer_latest_s = t_s;
+    } else if (drops_latest) {
+        k->peer_latest_s = k->peer_s[0];
+        for (unsigned i = 1; i < k->peer_count; i++)
+            if (k->peer_s[i] > k->peer_latest_s)
+                k->peer_latest_s = k->peer_s[i];
+    }
 }
