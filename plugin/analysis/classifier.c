@@ -49,13 +49,10 @@ uint32_t tapo_in_flight(const tapo_snapshot *snap, uint32_t lost_out)
 }
 
 /* The receiver's window, as far as the capture lets us know it: not at all
- * before it advertised one; without the handshake the scale is unknown, so
- * only a zero window is certain. */
+ * before it advertised one (tapo_window_below says the rest). */
 static bool rwnd_below(const tapo_snapshot *snap, uint64_t bytes)
 {
-    if (!snap->rwnd_seen)
-        return false;
-    return snap->rwnd_scale_known ? snap->rwnd < bytes : snap->rwnd == 0;
+    return snap->rwnd_seen && tapo_window_below(snap->rwnd, snap->rwnd_scale_known, bytes);
 }
 
 /* The comparison rwnd_below() made with a limit of 'segments' MSS. */

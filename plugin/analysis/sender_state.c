@@ -648,7 +648,7 @@ static void note_window(tapo_sender *s, const tapo_packet *p)
     s->rwnd = p->window;
     s->rwnd_seen = true;
     s->rwnd_scale_known = p->window_scale_known;
-    bool closed = p->window_scale_known ? p->window < tapo_sender_mss(s) : p->window == 0;
+    bool closed = tapo_window_below(p->window, p->window_scale_known, tapo_sender_mss(s));
     if (closed && s->window_closed_frame == 0) {
         s->window_closed_frame = p->frame;
     } else if (!closed && s->window_closed_frame != 0) {

@@ -16,6 +16,15 @@
 #include "hindsight.h"
 #include "vocabulary.h"
 
+/* Whether an advertised window of 'window' bytes is below 'bytes', as far
+ * as the capture lets us know: without the handshake the scale is unknown
+ * (the window is unscaled), so only a zero window is certain.  One rule for
+ * the classifier and for the evidence of a closed window. */
+static inline bool tapo_window_below(uint32_t window, bool scale_known, uint64_t bytes)
+{
+    return scale_known ? window < bytes : window == 0;
+}
+
 typedef enum {
     TAPO_DIR_OUT,    /* sender to receiver */
     TAPO_DIR_IN      /* receiver to sender */
