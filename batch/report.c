@@ -143,7 +143,7 @@ void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v)
             node->total += paths[i].amount;
         }
     }
-    double duration = v->view->snap.duration_s;
+    double duration = v->duration_s;
     r->duration_buckets[tapo_duration_bucket(tapo_milliseconds(duration))]++;
     tapo_sketch_add(&r->durations, duration);
 }

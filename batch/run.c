@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "connections.h"
+#include "connection_table.h"
+#include "verdict.h"
 #include "decode.h"
 
 #define BATCH_PACKETS 1024            /* segments per batch, count */
@@ -84,9 +85,8 @@ static void flush(worker *w, bool force)
     g_string_truncate(w->flow_out, 0);
 }
 
-static void on_stall(void *ctx, const tapo_connection *c, const tapo_batch_stall *s, const tapo_verdict *v)
+static void write_stall(worker *w, const tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v)
 {
-    worker *w = ctx;
     tapo_report_add_stall(&w->report, v);
     if (!w->sh->o->stalls)
         return;
@@ -101,15 +101,56 @@ static void on_stall(void *ctx, const tapo_connection *c, const tapo_batch_stall
     flush(w, false);
 }
 
-static void on_ended(void *ctx, const tapo_connection *c, tapo_flow_row *row, bool idle)
+/* The flow report's line of a connection that ended. */
+static tapo_flow_row *flow_row(const worker *w, const tapo_connection *c)
 {
-    (void)c;
+    tapo_flow_row *row = g_new0(tapo_flow_row, 1);
+    row->file = g_strdup(w->sh->names[c->start.file]);
+    row->first_frame = c->start.frame;
+    int client = c->summary.initiator.known ? c->summary.initiator.e : 0;
+    row->client = tapo_endpoint_text(&c->id.first, client);
+    row->server = tapo_endpoint_text(&c->id.first, 1 - client);
+    row->start_s = c->start.epoch_s;
+    row->duration_s = c->last.rel_s - c->start.rel_s;
+    row->bytes_to_server = c->bytes[client];
+    row->bytes_to_client = c->bytes[1 - client];
+    return row;
+}
+
+/* A connection left the table: the final verdict of every stall, then the
+ * connection's line. */
+static void connection_ended(void *ctx, tapo_connection *c, bool idle)
+{
     worker *w = ctx;
+    tapo_flow_row *row = flow_row(w, c);
+    for (guint i = 0; c->stalls && i < c->stalls->len; i++) {
+        const tapo_conn_stall *s = c->stalls->pdata[i];
+        tapo_verdict v;
+        if (!tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, true, &v))
+            continue;
+        write_stall(w, c, s, &v);
+        row->stalls++;
+        row->stalled_s += v.duration_s;
+        row->stalled_by_cause_s[v.cause] += v.duration_s;
+        row->vantage = tapo_vantage_name(v.view->snap.vantage);
+    }
     if (w->sh->o->flows)
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
     w->report.idle_flushed += idle;
     tapo_report_add_flow(&w->report, row);
     flush(w, false);
+}
+
+static void *heap_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return g_malloc0(size);
+}
+
+static void heap_release(void *ctx, void *storage)
+{
+    (void)ctx;
+    g_free(storage);
 }
 
 /* ---- workers ----------------------------------------------------------- */
@@ -121,24 +162,26 @@ static void worker_init(worker *w, shared *sh)
     tapo_report_init(&w->report);
     w->stall_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
     w->flow_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
-    tapo_conn_sink sink = { on_stall, on_ended, w };
-    tapo_conns_init(&w->table, &sh->o->cfg, sh->o->grace_s, sh->o->idle_s, sink, sh->names);
+    tapo_table_hooks hooks = { heap_alloc, heap_release, connection_ended, w };
+    tapo_table_init(&w->table, &sh->o->cfg, sh->o->grace_s, sh->o->idle_s, false, hooks);
 }
 
 static void do_item(worker *w, const item *it)
 {
     switch (it->kind) {
-    case ITEM_SEGMENT:
-        tapo_conns_packet(&w->table, &it->place, &it->seg);
+    case ITEM_SEGMENT: {
+        tapo_table_result ignored;
+        tapo_table_segment(&w->table, &it->place, &it->seg, &ignored);
         break;
+    }
     case ITEM_QUOTED:
-        tapo_conns_quoted(&w->table, &it->seg);
+        tapo_table_quoted(&w->table, &it->seg);
         break;
     case ITEM_EXPIRE:
-        tapo_conns_expire(&w->table, it->place.clock_s);
+        tapo_table_tick(&w->table, it->place.clock_s);
         break;
     case ITEM_END_ALL:
-        tapo_conns_end_all(&w->table);
+        tapo_table_end_all(&w->table);
         break;
     }
 }
@@ -151,7 +194,7 @@ static void analyse(worker *w, const batch *b)
 
 static void worker_finish(worker *w)
 {
-    tapo_conns_finish(&w->table);
+    tapo_table_finish(&w->table);
     flush(w, true);
 }
 
@@ -271,14 +314,10 @@ static void queue_item(reader *r, worker *w, item_kind kind, const tapo_packet_p
 {
     if (!r->workers) {
         /* No workers: done at once, nothing copied. */
-        if (kind == ITEM_SEGMENT)
-            tapo_conns_packet(&w->table, place, seg);
-        else if (kind == ITEM_QUOTED)
-            tapo_conns_quoted(&w->table, seg);
-        else if (kind == ITEM_EXPIRE)
-            tapo_conns_expire(&w->table, place->clock_s);
-        else
-            tapo_conns_end_all(&w->table);
+        item it = { .kind = kind, .place = *place };
+        if (seg)
+            it.seg = *seg;
+        do_item(w, &it);
         return;
     }
     item *it = &w->filling->items[w->filling->n++];

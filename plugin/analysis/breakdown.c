@@ -42,7 +42,7 @@ static tapo_breakdown_path by_cause(const char *root, const tapo_verdict *v, int
 unsigned tapo_breakdown(const tapo_verdict *v, tapo_breakdown_path out[TAPO_BREAKDOWN_PATHS])
 {
     const tapo_snapshot *snap = &v->view->snap;
-    int ms = tapo_milliseconds(snap->duration_s);
+    int ms = tapo_milliseconds(v->duration_s);
     unsigned n = 0;
     out[n++] = by_cause(TAPO_NODE_STALLS, v, 1);
     out[n++] = by_cause(TAPO_NODE_TIME, v, ms);

@@ -11,6 +11,7 @@
 void tapo_hs_init(tapo_hindsight *hs)
 {
     hs->open = NULL;
+    hs->gap = (tapo_gap_watch){ 0 };
 }
 
 void tapo_hs_destroy(tapo_hindsight *hs)
@@ -35,16 +36,9 @@ void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t n
     tapo_tracker t = {
         .facts = facts, .una0 = una0, .nxt0 = nxt0, .cur_start = 0, .cur_end = 0,
         .mark_order = mark_order, .awaiting_more_data = true, .awaiting_window = window_closed,
-        .acked_s = -1.0,
+        .acked = tapo_opt_s_none(),
     };
     g_array_append_val(hs->open, t);
-}
-
-void tapo_hs_retarget(tapo_hindsight *hs, tapo_facts *from, tapo_facts *to)
-{
-    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++)
-        if (TRACKER(hs, i)->facts == from)
-            TRACKER(hs, i)->facts = to;
 }
 
 void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts)
@@ -54,13 +48,15 @@ void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts)
             g_array_remove_index(hs->open, i);
 }
 
-void tapo_hs_set_cur_range(tapo_hindsight *hs, int64_t start, int64_t end)
+void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_reveals *r)
 {
     unsigned n = tapo_hs_open_count(hs);
     if (n == 0)
         return;
-    TRACKER(hs, n - 1)->cur_start = start;
-    TRACKER(hs, n - 1)->cur_end = end;
+    tapo_tracker *t = TRACKER(hs, n - 1);
+    t->cur_start = start;
+    t->cur_end = end;
+    tapo_facts_add_cur(t->facts, r);
 }
 
 /* Answers "did the sender have more data?" for every tracker still asking. */
@@ -134,15 +130,37 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
     unsigned i = 0;
     while (i < tapo_hs_open_count(hs)) {
         tapo_tracker *t = TRACKER(hs, i);
-        if (t->acked_s < 0 && snd_una >= t->nxt0 && snd_una >= t->cur_end)
-            t->acked_s = now_s;
+        if (!t->acked.known && snd_una >= t->nxt0 && snd_una >= t->cur_end)
+            t->acked = tapo_opt_s_of(now_s);
         /* DSACKs for the window arrive about one RTT after its last copy;
          * wait a couple of RTOs beyond the cumulative ACK. */
-        bool dsack_window_over = t->acked_s >= 0 &&
-                                 now_s - t->acked_s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
+        bool dsack_window_over = t->acked.known &&
+                                 now_s - t->acked.s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
         if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window)
             g_array_remove_index(hs->open, i);
         else
             i++;
+    }
+}
+
+void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
+                       double threshold_s)
+{
+    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s };
+}
+
+void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s)
+{
+    tapo_gap_watch *w = &hs->gap;
+    /* One that lands just before the receiver packet may answer it. */
+    if (!w->facts || t_s <= w->from_s || t_s >= w->to_s - margin_s)
+        return;
+    double gap = w->to_s - t_s;
+    if (gap > w->threshold_s) {
+        w->facts->duration_s = gap;
+        w->facts->prev_frame = frame;
+        w->from_s = t_s;
+    } else {
+        w->facts->revoked = true;
     }
 }

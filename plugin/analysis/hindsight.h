@@ -1,10 +1,19 @@
 /* hindsight.h: facts about a stall that only later packets reveal (spec
- * section 6), revised in one place.
+ * section 6), revised in this one place.
  *
- * When a stall is detected, the sender opens a tracker pointing at the stall's
- * tapo_facts.  Later events (new data, a new request, ACKs, SACKs, DSACKs)
- * update the facts of every open tracker.  A tracker closes once its
- * questions are settled; the facts then stay as they are.
+ * A stall record keeps two sets of facts: those known at the packet that
+ * ended it (one pass), which never change, and the final ones (two passes),
+ * which start equal to them and which only this module revises.  When a
+ * packet may end a stall, the sender opens a tracker pointing at the final
+ * facts of the record that will hold it.  Later events (new data, a new
+ * request, ACKs, SACKs, D-SACKs) update the facts of every open tracker.
+ * A tracker closes once its questions are settled; the facts then stay as
+ * they are, and the record never changes again.
+ *
+ * Away from the sender, a sender packet can be seen after receiver packets
+ * that reached the sender later: the latest stall that a receiver packet
+ * ended is watched, and a sender packet seen later but sent inside its gap
+ * shortens it, or revokes it when what is left is no stall.
  *
  * Bound: at most TAPO_HINDSIGHT_MAX_OPEN trackers per sender.  Opening one
  * more closes the oldest, whose facts then keep what was learned so far.
@@ -18,11 +27,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "optional.h"
+
 #define TAPO_HINDSIGHT_MAX_OPEN 16   /* open trackers per sender */
 #define TAPO_HINDSIGHT_GRACE_RTOS 2.0 /* RTOs to wait for DSACKs after the window is ACKed */
 
-/* The classification inputs that hindsight may revise. */
+/* The facts of a stall that hindsight may revise. */
 typedef struct tapo_facts {
+    double duration_s;          /* the gap on the sender's timeline, seconds */
+    uint32_t prev_frame;        /* the packet before the gap */
+    bool revoked;               /* a sender packet seen later fell inside the gap: no stall on the sender's timeline */
     bool cur_spurious;          /* a DSACK showed a copy of cur's segment had already arrived */
     bool outstanding_all_lost;  /* no segment outstanding at the stall's start is known to have arrived */
     bool had_more_data;         /* the sender sent new data after the stall, before the next request */
@@ -30,6 +44,24 @@ typedef struct tapo_facts {
     uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
 } tapo_facts;
+
+/* What the sender's packet that ended a stall showed about the stall's
+ * start (away from the sender, what the capture point could not see). */
+typedef struct tapo_cur_reveals {
+    bool spurious;              /* the receiver had its data already */
+    bool acks_late;             /* data it resent had arrived: the ACKs had not reached the sender */
+    uint32_t lost_segments;     /* retransmitted segments lost before the capture point, outstanding then */
+} tapo_cur_reveals;
+
+/* Applies what cur revealed to a stall's facts (at the packet and final alike). */
+static inline void tapo_facts_add_cur(tapo_facts *f, const tapo_cur_reveals *r)
+{
+    if (r->acks_late)
+        f->outstanding_all_lost = false;   /* the receiver had them */
+    f->lost_out += r->lost_segments;
+    if (r->spurious)
+        f->cur_spurious = true;
+}
 
 typedef struct tapo_tracker {
     tapo_facts *facts;          /* revised in place; owned by the stall record */
@@ -40,30 +72,38 @@ typedef struct tapo_tracker {
     uint64_t mark_order;        /* sender transmission counter at the stall's start */
     bool awaiting_more_data;    /* had_more_data not settled yet */
     bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
-    double acked_s;             /* when snd_una reached nxt0, seconds; < 0 not yet */
+    tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
 } tapo_tracker;
+
+/* The latest stall a receiver packet ended, on the sender's timeline. */
+typedef struct tapo_gap_watch {
+    tapo_facts *facts;          /* its final facts; NULL: none */
+    double from_s;              /* the gap, sender time, seconds */
+    double to_s;
+    double threshold_s;         /* the stall threshold it exceeded, seconds */
+} tapo_gap_watch;
 
 typedef struct tapo_hindsight {
     GArray *open;               /* tapo_tracker, oldest first; NULL when none is open */
+    tapo_gap_watch gap;
 } tapo_hindsight;
 
 void tapo_hs_init(tapo_hindsight *hs);
+/* Frees the open trackers (the gap watch stays). */
 void tapo_hs_destroy(tapo_hindsight *hs);
 unsigned tapo_hs_open_count(const tapo_hindsight *hs);
 
-/* Opens a tracker for a stall whose outstanding window was [una0, nxt0);
- * window_closed: the peer's window was closed then. */
+/* Opens a tracker for the final facts of a stall whose outstanding window
+ * was [una0, nxt0); window_closed: the peer's window was closed then. */
 void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t nxt0,
                   uint64_t mark_order, bool window_closed);
-
-/* The stall's facts moved (the record was copied): trackers follow them. */
-void tapo_hs_retarget(tapo_hindsight *hs, tapo_facts *from, tapo_facts *to);
 
 /* Closes the tracker of facts that turned out to belong to no stall. */
 void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts);
 
-/* Tells the newest tracker which range cur retransmitted. */
-void tapo_hs_set_cur_range(tapo_hindsight *hs, int64_t start, int64_t end);
+/* The newest tracker's stall ended with a retransmission of [start, end),
+ * which revealed r. */
+void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_reveals *r);
 
 /* The sender transmitted data beyond its previous snd_nxt. */
 void tapo_hs_new_data(tapo_hindsight *hs);
@@ -83,5 +123,14 @@ void tapo_hs_window_opened(tapo_hindsight *hs, uint32_t frame);
 
 /* snd_una advanced; closes trackers whose questions are settled. */
 void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s);
+
+/* Watches the gap of a stall a receiver packet ended (replacing the one
+ * watched before). */
+void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
+                       double threshold_s);
+
+/* A sender packet sent at t_s (sender time, placed within margin_s) in
+ * frame: the watched gap shrinks to start there, or is revoked. */
+void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s);
 
 #endif /* TAPO_HINDSIGHT_H */

@@ -96,10 +96,10 @@ void tapo_retx_unseen(const tapo_retx_clues *c, const tapo_unseen_clues *u, tapo
     }
     uint32_t by_timing = fast_lost + timers_lost;
     uint32_t lost = by_timing;
-    if (u->unseen_packets >= 0) {
+    if (u->unseen_packets.known) {
         /* Counted packets win over timing: what timing cannot place was
          * data above the range. */
-        uint32_t counted = (uint32_t)u->unseen_packets;
+        uint32_t counted = u->unseen_packets.n;
         uint32_t available = u->original_new ? (counted > 0 ? counted - 1 : 0) : counted;
         lost = by_timing < available ? by_timing : available;
         out->unseen_beyond = available - lost;

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "optional.h"
 #include "vocabulary.h"
 
 /* A timer fires at or after its deadline; capture timestamps can shave a
@@ -58,7 +59,7 @@ tapo_trigger tapo_retx_trigger(const tapo_retx_clues *c);
 /* What the capture point missed of a range it now sees retransmitted. */
 typedef struct tapo_unseen_clues {
     bool original_new;           /* the original is inferred only now (nothing showed it was sent) */
-    int32_t unseen_packets;      /* sender packets never captured since the previous one seen; -1 unknown */
+    tapo_opt_count unseen_packets;/* sender packets never captured since the previous one seen */
     double since_armed_s;        /* sender time since the retransmission timer was last armed, seconds */
 } tapo_unseen_clues;
 

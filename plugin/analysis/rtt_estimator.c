@@ -51,24 +51,18 @@ double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau)
 void tapo_rtt_history_note(tapo_rtt_history *h, const tapo_rtt *before, double at_s,
                            int64_t from, int64_t to)
 {
-    h->sampled_s[h->next] = at_s;
-    h->from[h->next] = from;
-    h->to[h->next] = to;
-    h->before[h->next] = *before;
-    h->next = (h->next + 1) % TAPO_RTT_HISTORY;
-    if (h->count < TAPO_RTT_HISTORY)
-        h->count++;
+    h->steps[tapo_ring_push(&h->ring, TAPO_RTT_HISTORY)] = (tapo_rtt_step){ at_s, from, to, *before };
 }
 
 const tapo_rtt *tapo_rtt_as_of(const tapo_rtt_history *h, const tapo_rtt *now, double t_s)
 {
     /* Newest first: the state before the earliest sample taken after t_s. */
     const tapo_rtt *state = now;
-    for (unsigned k = 0; k < h->count; k++) {
-        unsigned i = (h->next + TAPO_RTT_HISTORY - 1 - k) % TAPO_RTT_HISTORY;
-        if (h->sampled_s[i] <= t_s)
+    for (unsigned k = 0; k < h->ring.count; k++) {
+        const tapo_rtt_step *step = &h->steps[tapo_ring_newest(&h->ring, TAPO_RTT_HISTORY, k)];
+        if (step->sampled_s <= t_s)
             break;
-        state = &h->before[i];
+        state = &step->before;
     }
     return state;
 }
@@ -78,18 +72,16 @@ void tapo_rtt_history_rewind(tapo_rtt_history *h, tapo_rtt *now, double t_s, int
 {
     /* Newest first, back to the first sample after t_s; remember how far
      * the last one for the resent data lies. */
-    unsigned keep = h->count;
-    for (unsigned k = 0; k < h->count; k++) {
-        unsigned i = (h->next + TAPO_RTT_HISTORY - 1 - k) % TAPO_RTT_HISTORY;
-        if (h->sampled_s[i] <= t_s)
+    unsigned keep = h->ring.count;
+    for (unsigned k = 0; k < h->ring.count; k++) {
+        const tapo_rtt_step *step = &h->steps[tapo_ring_newest(&h->ring, TAPO_RTT_HISTORY, k)];
+        if (step->sampled_s <= t_s)
             break;
-        if (h->from[i] < to && from < h->to[i])
-            keep = h->count - 1 - k;
+        if (step->from < to && from < step->to)
+            keep = h->ring.count - 1 - k;
     }
-    while (h->count > keep) {
-        unsigned newest = (h->next + TAPO_RTT_HISTORY - 1) % TAPO_RTT_HISTORY;
-        *now = h->before[newest];
-        h->next = newest;
-        h->count--;
+    while (h->ring.count > keep) {
+        *now = h->steps[tapo_ring_newest(&h->ring, TAPO_RTT_HISTORY, 0)].before;
+        tapo_ring_drop_newest(&h->ring, TAPO_RTT_HISTORY);
     }
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ring.h"
+
 typedef struct tapo_rtt {
     bool has_sample;   /* at least one valid RTT sample was taken */
     double srtt_s;     /* smoothed RTT, seconds; 0 until has_sample */
@@ -33,13 +35,15 @@ double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau);
  * the capture can see a sender packet after ACKs that reached the sender
  * only later; that packet is judged with the estimate the sender had when
  * it sent it. */
+typedef struct tapo_rtt_step {
+    double sampled_s;                    /* when a sample was taken, sender time, seconds */
+    int64_t from, to;                    /* the data it acknowledged, stream offsets */
+    tapo_rtt before;                     /* the estimator just before it */
+} tapo_rtt_step;
+
 typedef struct tapo_rtt_history {
-    double sampled_s[TAPO_RTT_HISTORY];  /* when a sample was taken, sender time, seconds */
-    int64_t from[TAPO_RTT_HISTORY];      /* the data it acknowledged, stream offsets */
-    int64_t to[TAPO_RTT_HISTORY];
-    tapo_rtt before[TAPO_RTT_HISTORY];   /* the estimator just before it */
-    unsigned next;                       /* ring position of the next entry */
-    unsigned count;                      /* entries used */
+    tapo_rtt_step steps[TAPO_RTT_HISTORY]; /* the latest (ring) */
+    tapo_ring ring;
 } tapo_rtt_history;
 
 /* Call before feeding a sample taken at time at_s for data [from, to). */

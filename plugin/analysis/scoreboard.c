@@ -189,12 +189,8 @@ static void remember_acked_retx(tapo_scoreboard *sb, const tapo_segment *seg)
 {
     if (!sb->history)
         sb->history = g_new0(tapo_acked_retx, TAPO_SB_HISTORY);
-    tapo_acked_retx *slot = &sb->history[sb->history_next];
-    slot->start = seg->start;
-    slot->end = seg->end;
-    slot->first_retx_order = seg->first_retx_order;
-    slot->dsacked = seg->dsacked;
-    sb->history_next = (sb->history_next + 1) % TAPO_SB_HISTORY;
+    sb->history[tapo_ring_push(&sb->history_ring, TAPO_SB_HISTORY)] =
+        (tapo_acked_retx){ seg->start, seg->end, seg->first_retx_order, seg->dsacked };
 }
 
 /* Bookkeeping shared by cumulative ACKs and SACKs for one newly delivered
@@ -208,8 +204,8 @@ static void note_delivered(tapo_scoreboard *sb, const tapo_segment *seg, uint32_
     if (seg->tx_count > 1) {
         fb->retransmitted_delivered = true;
     } else if (seg->seen) {
-        if (fb->earliest_tx_s < 0 || seg->last_tx_s < fb->earliest_tx_s) {
-            fb->earliest_tx_s = seg->last_tx_s;
+        if (!fb->earliest_tx.known || seg->last_tx_s < fb->earliest_tx.s) {
+            fb->earliest_tx = tapo_opt_s_of(seg->last_tx_s);
             fb->earliest_seen_s = seg->last_seen_s;
         }
         if (sb->highest_sacked > seg->end) {
@@ -225,7 +221,7 @@ static void note_delivered(tapo_scoreboard *sb, const tapo_segment *seg, uint32_
 static void feedback_init(tapo_sb_feedback *fb)
 {
     memset(fb, 0, sizeof *fb);
-    fb->earliest_tx_s = -1.0;
+    fb->earliest_tx = tapo_opt_s_none();
 }
 
 void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,
@@ -279,9 +275,9 @@ void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t ms
 {
     if (right <= left)
         return;
-    for (unsigned k = 0; sb->history && k < TAPO_SB_HISTORY; k++) {
+    for (unsigned k = 0; sb->history && k < sb->history_ring.count; k++) {
         tapo_acked_retx *old = &sb->history[k];
-        if (old->end <= old->start || old->dsacked || old->end <= left || old->start >= right)
+        if (old->dsacked || old->end <= left || old->start >= right)
             continue;
         old->dsacked = true;
         report_duplicate(listener, old->start, old->end, old->first_retx_order, mss);

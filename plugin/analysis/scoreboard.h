@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "optional.h"
+#include "ring.h"
 #include "vocabulary.h"
 
 #define TAPO_SB_MAX_SEGMENTS 8192   /* entries; about 750 KB of state at most */
@@ -56,8 +58,8 @@ typedef struct tapo_acked_retx {
 
 typedef struct tapo_scoreboard {
     GArray *segs;                /* tapo_segment, sorted by start, non-overlapping; NULL until used */
-    tapo_acked_retx *history;    /* ring of TAPO_SB_HISTORY entries; NULL until a retransmission is ACKed */
-    unsigned history_next;       /* ring position of the next insertion */
+    tapo_acked_retx *history;    /* TAPO_SB_HISTORY entries (ring); NULL until a retransmission is ACKed */
+    tapo_ring history_ring;
     int64_t highest_sacked;      /* end of the highest SACKed byte, stream offset; 0 = none */
     int64_t signalled_below;     /* entries starting below this offset have their signal_frame, stream offset */
 } tapo_scoreboard;
@@ -93,7 +95,7 @@ typedef struct tapo_sb_desc {
 typedef struct tapo_sb_feedback {
     int64_t newly_delivered;     /* bytes newly ACKed or SACKed */
     bool retransmitted_delivered;/* some newly delivered entry had been retransmitted (Karn) */
-    double earliest_tx_s;        /* earliest transmission among newly delivered entries sent once, sender time; < 0 none */
+    tapo_opt_s earliest_tx;      /* earliest transmission among newly delivered entries sent once, sender time */
     double earliest_seen_s;      /* when the capture saw that transmission, seconds */
     uint32_t reordering;         /* reordering degree seen, segments; 0 none */
 } tapo_sb_feedback;

@@ -4,11 +4,13 @@
  */
 #include "sender_clock.h"
 
+#include "optional.h"
+
 /* The receiver packet had not reached the sender when it sent p: p echoes
  * an older TSval. */
-static bool newer_than_echo(const tapo_sender_clock *k, unsigned i, const tapo_clock_packet *p)
+static bool newer_than_echo(const tapo_clock_peer *q, const tapo_clock_packet *p)
 {
-    return p->own && p->has_ts && k->peer_has_ts[i] && (int32_t)(k->peer_tsval[i] - p->tsecr) > 0;
+    return p->own && p->has_ts && q->has_ts && (int32_t)(q->tsval - p->tsecr) > 0;
 }
 
 /* Nothing can be on its way to the sender (a peer packet, or a capture at
@@ -17,12 +19,12 @@ static bool newer_than_echo(const tapo_sender_clock *k, unsigned i, const tapo_c
  * looking at each (the common case, on every packet). */
 static bool read_simply(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r)
 {
-    if ((p->own && p->in_flight_s > 0.0) || (k->peer_count && k->peer_latest_s > p->t_s))
+    if ((p->own && p->in_flight_s > 0.0) || (k->peer_ring.count && k->peer_latest_s > p->t_s))
         return false;
     double t_s = p->t_s;
     r->gap_s = k->started && t_s > k->latest_s ? t_s - k->latest_s : 0.0;
     r->prev_frame = k->latest_frame;
-    double since = k->peer_count ? k->peer_latest_s : (k->started ? k->first_s : t_s);
+    double since = k->peer_ring.count ? k->peer_latest_s : (k->started ? k->first_s : t_s);
     r->silence_s = t_s > since ? t_s - since : 0.0;
     return true;
 }
@@ -37,22 +39,23 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
     double horizon = own ? t_s + in_flight_s : t_s;
     bool found = false;
     bool behind = k->started && (k->latest_s > horizon || (k->has_own && k->own_s > t_s));
-    double prev = 0.0, last_peer = -1.0;
+    double prev = 0.0;
+    tapo_opt_s last_peer = tapo_opt_s_none();
     uint32_t prev_frame = 0;
     if (k->has_own) {
         found = true;
         prev = k->own_s;
         prev_frame = k->own_frame;
     }
-    for (unsigned i = 0; i < k->peer_count; i++) {
-        double s = k->peer_s[i];
-        if (s > received_by || (in_flight_s > 0.0 && newer_than_echo(k, i, p)))
+    for (unsigned i = 0; i < k->peer_ring.count; i++) {
+        const tapo_clock_peer *q = &k->peers[i];
+        if (q->t_s > received_by || (in_flight_s > 0.0 && newer_than_echo(q, p)))
             continue;   /* still on its way to the sender */
-        if (s > last_peer)
-            last_peer = s;
-        if (!found || s > prev) {
-            prev = s;
-            prev_frame = k->peer_frame[i];
+        if (!last_peer.known || q->t_s > last_peer.s)
+            last_peer = tapo_opt_s_of(q->t_s);
+        if (!found || q->t_s > prev) {
+            prev = q->t_s;
+            prev_frame = q->frame;
             found = true;
         }
     }
@@ -65,7 +68,7 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
         r->gap_s = t_s > prev ? t_s - prev : 0.0;
         r->prev_frame = prev_frame;
     }
-    double since = last_peer >= 0.0 ? last_peer : (k->started ? k->first_s : t_s);
+    double since = last_peer.known ? last_peer.s : (k->started ? k->first_s : t_s);
     r->silence_s = t_s > since ? t_s - since : 0.0;
 }
 
@@ -93,20 +96,16 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
     /* The latest peer time is looked for again only when the ring drops
      * it (a capture out of time order): on every other packet it is the
      * new one or stays. */
-    bool drops_latest = k->peer_count == TAPO_CLOCK_PEER_RECENT && k->peer_s[k->peer_next] == k->peer_latest_s;
-    k->peer_s[k->peer_next] = t_s;
-    k->peer_frame[k->peer_next] = frame;
-    k->peer_has_ts[k->peer_next] = p->has_ts;
-    k->peer_tsval[k->peer_next] = p->tsval;
-    k->peer_next = (k->peer_next + 1) % TAPO_CLOCK_PEER_RECENT;
-    if (k->peer_count < TAPO_CLOCK_PEER_RECENT)
-        k->peer_count++;
-    if (k->peer_count == 1 || t_s >= k->peer_latest_s) {
+    bool drops_latest = k->peer_ring.count == TAPO_CLOCK_PEER_RECENT &&
+                        k->peers[k->peer_ring.next].t_s == k->peer_latest_s;
+    k->peers[tapo_ring_push(&k->peer_ring, TAPO_CLOCK_PEER_RECENT)] =
+        (tapo_clock_peer){ t_s, frame, p->has_ts, p->tsval };
+    if (k->peer_ring.count == 1 || t_s >= k->peer_latest_s) {
         k->peer_latest_s = t_s;
     } else if (drops_latest) {
-        k->peer_latest_s = k->peer_s[0];
-        for (unsigned i = 1; i < k->peer_count; i++)
-            if (k->peer_s[i] > k->peer_latest_s)
-                k->peer_latest_s = k->peer_s[i];
+        k->peer_latest_s = k->peers[0].t_s;
+        for (unsigned i = 1; i < k->peer_ring.count; i++)
+            if (k->peers[i].t_s > k->peer_latest_s)
+                k->peer_latest_s = k->peers[i].t_s;
     }
 }

@@ -22,7 +22,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ring.h"
+
 #define TAPO_CLOCK_PEER_RECENT 8      /* receiver packets remembered, count */
+
+/* A receiver packet on the sender's timeline. */
+typedef struct tapo_clock_peer {
+    double t_s;                       /* sender time, seconds */
+    uint32_t frame;
+    bool has_ts;                      /* it carried a TSval */
+    uint32_t tsval;
+} tapo_clock_peer;
 
 typedef struct tapo_sender_clock {
     bool started;                     /* a packet was seen */
@@ -32,13 +42,9 @@ typedef struct tapo_sender_clock {
     bool has_own;                     /* the sender sent a packet */
     double own_s;                     /* sender time of its latest packet, seconds */
     uint32_t own_frame;
-    double peer_s[TAPO_CLOCK_PEER_RECENT];      /* receiver packets' sender times, seconds (ring) */
-    uint32_t peer_frame[TAPO_CLOCK_PEER_RECENT];
-    bool peer_has_ts[TAPO_CLOCK_PEER_RECENT];   /* it carried a TSval */
-    uint32_t peer_tsval[TAPO_CLOCK_PEER_RECENT];
-    unsigned peer_next;               /* ring position of the next entry */
-    unsigned peer_count;              /* entries used */
-    double peer_latest_s;             /* the latest of peer_s now, seconds (valid with peer_count) */
+    tapo_clock_peer peers[TAPO_CLOCK_PEER_RECENT]; /* the latest receiver packets (ring) */
+    tapo_ring peer_ring;
+    double peer_latest_s;             /* the latest of their times now, seconds (valid with peer_ring.count) */
 } tapo_sender_clock;
 
 /* The packet before a new one on the sender's timeline. */

@@ -10,11 +10,10 @@
 
 #include "recovery.h"
 
-void tapo_sender_init(tapo_sender *s, const tapo_config *cfg)
+void tapo_sender_init(tapo_sender *s)
 {
     memset(s, 0, sizeof *s);
     tapo_sb_init(&s->sb);
-    tapo_rtt_init(&s->rtt, cfg->rto_initial_s);
     tapo_hs_init(&s->hs);
     s->ca_state = TAPO_CA_OPEN;
     s->dupthres = TAPO_DUPTHRES_DEFAULT;
@@ -41,11 +40,6 @@ uint32_t tapo_sender_mss(const tapo_sender *s)
          (option > TAPO_MSS_JUMBO && s->largest_segment >= TAPO_MSS_CLASSIC_MIN)))
         return s->largest_segment;
     return option;
-}
-
-double tapo_sender_threshold(const tapo_sender *s, const tapo_config *cfg)
-{
-    return tapo_rtt_stall_threshold(&s->rtt, cfg->tau);
 }
 
 static void note_mss_option(tapo_sender *s, uint16_t mss_option)
@@ -163,32 +157,6 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
      * last_new_hints_more. */
     facts->had_more_data = s->last_new_hints_more;
     facts->lost_out = counts.lost_out;
-}
-
-void tapo_sender_amend_snapshot(const tapo_sender *s, const tapo_tx_info *tx, tapo_snapshot *snap,
-                                tapo_facts *at_packet, tapo_facts *final)
-{
-    uint32_t mss = tapo_sender_mss(s);
-    uint32_t range = tapo_segments(tx->retx_end - tx->retx_start, mss);
-    snap->inferred |= tx->inferred;
-    if (tx->acks_late) {
-        /* The sender's snd_una was at most the range's start. */
-        snap->packets_out = tapo_segments(s->snd_nxt - tx->retx_start, mss) + s->unseen_beyond;
-        at_packet->outstanding_all_lost = final->outstanding_all_lost = false;   /* the receiver had them */
-    }
-    snap->packets_out += tx->unseen_segments;
-    if (tx->unseen_segments && tx->original_new)
-        at_packet->had_more_data = tx->original_hints_more;
-    if (tx->lost_before) {
-        /* The lost retransmission was outstanding when the timer fired. */
-        snap->retrans_out += range;
-        at_packet->lost_out += range;
-        final->lost_out += range;
-        if (tx->first_retrans == TAPO_TRIGGER_FAST)
-            snap->ca_state = TAPO_CA_RECOVERY;
-        else if (tx->first_retrans == TAPO_TRIGGER_TIMEOUT)
-            snap->ca_state = TAPO_CA_LOSS;
-    }
 }
 
 /* ---- the sender's own packets ----------------------------------------- */
@@ -314,14 +282,16 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     ca_on_retransmission(s, trigger);
 }
 
-/* When the capture saw the cumulative ACK that first covered offset; < 0
- * when it was too long ago to remember. */
-static double acked_seen_s(const tapo_sender *s, int64_t offset)
+/* When the capture saw the cumulative ACK that first covered offset,
+ * unless that was too long ago to remember. */
+static tapo_opt_s acked_seen(const tapo_sender *s, int64_t offset)
 {
-    double when = -1.0;
-    for (unsigned i = 0; i < TAPO_UNA_HISTORY; i++)
-        if (s->una_advance_to[i] > offset && (when < 0.0 || s->una_advance_s[i] < when))
-            when = s->una_advance_s[i];
+    tapo_opt_s when = tapo_opt_s_none();
+    for (unsigned k = 0; k < s->una_ring.count; k++) {
+        const tapo_una_advance *a = &s->una_advances[k];
+        if (a->to > offset && (!when.known || a->seen_s < when.s))
+            when = tapo_opt_s_of(a->seen_s);
+    }
     return when;
 }
 
@@ -330,17 +300,15 @@ void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double 
 {
     bool known = false, missing = false;
     int64_t una = 0;
-    for (unsigned i = 0; i < TAPO_UNA_HISTORY; i++) {
-        if (s->una_advance_to[i] == 0 && s->una_advance_s[i] == 0.0)
-            continue;   /* unused slot */
-        bool newer = has_echo && s->una_advance_has_ts[i] &&
-                     (int32_t)(s->una_advance_tsval[i] - echo) > 0;
-        bool arrived = s->una_advance_s[i] <= send_time_s + margin_s && !newer;
-        if (arrived && (!known || s->una_advance_to[i] > una)) {
-            una = s->una_advance_to[i];
+    for (unsigned k = 0; k < s->una_ring.count; k++) {
+        const tapo_una_advance *a = &s->una_advances[k];
+        bool newer = has_echo && a->has_ts && (int32_t)(a->tsval - echo) > 0;
+        bool arrived = a->seen_s <= send_time_s + margin_s && !newer;
+        if (arrived && (!known || a->to > una)) {
+            una = a->to;
             known = true;
         }
-        missing = missing || (newer && s->una_advance_s[i] < send_time_s - margin_s);
+        missing = missing || (newer && a->seen_s < send_time_s - margin_s);
     }
     out->behind = known && una < s->snd_una;
     out->una = una;
@@ -371,8 +339,8 @@ static void record_acked_resend(tapo_sender *s, int64_t start, int64_t end,
     tx->retrans_count = 1;
     tx->trigger = tx->first_retrans = TAPO_TRIGGER_TIMEOUT;
     tx->already_duplicated = true;
-    double acked = acked_seen_s(s, start);
-    if (!ctx->away || acked < 0.0 || ctx->send_time_s < acked + ctx->margin_s)
+    tapo_opt_s acked = acked_seen(s, start);
+    if (!ctx->away || !acked.known || ctx->send_time_s < acked.s + ctx->margin_s)
         return;
     tx->retx_start = start;
     tx->retx_end = end < s->snd_una ? end : s->snd_una;
@@ -439,8 +407,8 @@ static bool resends_unseen_original(const tapo_sender *s, const tapo_send_contex
     double timer_floor = fmax(ctx->threshold_s, ctx->rto_min_s);
     if (ctx->silence_s < TAPO_TIMER_SLACK * timer_floor)
         return false;
-    if (ctx->unseen_packets >= 0)
-        return ctx->unseen_packets >= 1;
+    if (ctx->unseen_packets.known)
+        return ctx->unseen_packets.n >= 1;
     return s->last_new_hints_more && !s->request_pending && s->sent_payload;
 }
 
@@ -462,6 +430,19 @@ static void record_data_above(tapo_sender *s, const tapo_packet *p, int64_t star
     }
     tapo_tx_time now = tx_time(p, ctx);
     record_new_data(s, from, end, fin, &now, tx);
+}
+
+/* What a retransmission seen away from the sender revealed about the
+ * sender when its stall began, counted with the state it leaves. */
+static void describe_revealed(const tapo_sender *s, tapo_tx_info *tx)
+{
+    if (tx->kind != TAPO_TX_RETRANSMISSION)
+        return;
+    uint32_t mss = tapo_sender_mss(s);
+    if (tx->lost_before)
+        tx->lost_segments = tapo_segments(tx->retx_end - tx->retx_start, mss);
+    if (tx->acks_late)   /* its snd_una was at most the range's start */
+        tx->packets_out_at_sender = tapo_segments(s->snd_nxt - tx->retx_start, mss) + s->unseen_beyond;
 }
 
 void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
@@ -508,6 +489,7 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
         s->fin_sent = true;
         tapo_hs_response_ended(&s->hs);
     }
+    describe_revealed(s, tx);
 }
 
 /* ---- the peer's packets ----------------------------------------------- */
@@ -555,23 +537,29 @@ static bool is_dsack(const tapo_packet *p, unsigned i, int64_t left, int64_t rig
     return left >= left2 && right <= right2;
 }
 
-/* The earliest transmission among entries newly delivered that were sent
- * once (Karn), if any. */
-static tapo_rtt_candidate candidate_of(const tapo_sb_feedback *fb)
+/* The data an ACK or SACK block newly delivered that gives an RTT sample:
+ * when its earliest transmission among those sent once (Karn) was sent. */
+typedef struct rtt_candidate {
+    bool valid;
+    int64_t from, to;             /* stream offsets */
+    double tx_time_s;             /* sender time, seconds */
+    double seen_s;                /* capture time, seconds */
+} rtt_candidate;
+
+static rtt_candidate candidate_of(const tapo_sb_feedback *fb)
 {
-    tapo_rtt_candidate c = {
-        .valid = fb->earliest_tx_s >= 0.0, .tx_time_s = fb->earliest_tx_s, .seen_s = fb->earliest_seen_s,
+    return (rtt_candidate){
+        .valid = fb->earliest_tx.known, .tx_time_s = fb->earliest_tx.s, .seen_s = fb->earliest_seen_s,
     };
-    return c;
 }
 
 /* The SACK blocks' RTT candidate (the earliest over the blocks); sets
  * *newly_sacked when a block delivered new data. */
-static tapo_rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet *p, int64_t ack,
-                                              const tapo_sb_listener *listener, bool *newly_sacked)
+static rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet *p, int64_t ack,
+                                         const tapo_sb_listener *listener, bool *newly_sacked)
 {
     uint32_t mss = tapo_sender_mss(s);
-    tapo_rtt_candidate best = { 0 };
+    rtt_candidate best = { 0 };
     for (unsigned i = 0; i < p->sack_count && i < TAPO_MAX_SACK_BLOCKS; i++) {
         int64_t left = tapo_seq_offset(&s->seq, p->sack_left_raw[i]);
         int64_t right = tapo_seq_offset(&s->seq, p->sack_right_raw[i]);
@@ -590,8 +578,7 @@ static tapo_rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet 
         if (fb.newly_delivered > 0)
             *newly_sacked = true;
         raise_dupthres(s, fb.reordering);
-        tapo_rtt_candidate c = fb.retransmitted_delivered ? (tapo_rtt_candidate){ 0 }
-                                                          : candidate_of(&fb);
+        rtt_candidate c = fb.retransmitted_delivered ? (rtt_candidate){ 0 } : candidate_of(&fb);
         if (c.valid && (!best.valid || c.tx_time_s < best.tx_time_s)) {
             best = c;
             best.from = left;
@@ -603,21 +590,18 @@ static tapo_rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet 
 
 /* The cumulative ACK moved snd_una; *karn_forbids is set when it
  * acknowledged retransmitted data (then no sample at all). */
-static tapo_rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack,
-                                      const tapo_sb_listener *listener, bool *karn_forbids)
+static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s,
+                                 const tapo_sb_listener *listener, bool *karn_forbids)
 {
     tapo_sb_feedback fb;
     tapo_sb_ack(&s->sb, ack, tapo_sender_mss(s), listener, &fb);
     s->snd_una = ack;
-    s->una_advance_to[s->una_advance_next] = ack;
-    s->una_advance_s[s->una_advance_next] = p->time_s;
-    s->una_advance_has_ts[s->una_advance_next] = p->has_timestamps;
-    s->una_advance_tsval[s->una_advance_next] = p->tsval;
-    s->una_advance_next = (s->una_advance_next + 1) % TAPO_UNA_HISTORY;
+    s->una_advances[tapo_ring_push(&s->una_ring, TAPO_UNA_HISTORY)] =
+        (tapo_una_advance){ ack, p->time_s, p->has_timestamps, p->tsval };
     s->dupacks_at_advance = s->dupacks;
     raise_dupthres(s, fb.reordering);
     ca_on_event(s, CA_ACK_ADVANCED);
-    tapo_hs_acked(&s->hs, s->snd_una, p->time_s, s->rtt.rto_s);
+    tapo_hs_acked(&s->hs, s->snd_una, p->time_s, rto_s);
     *karn_forbids = fb.retransmitted_delivered;
     return candidate_of(&fb);
 }
@@ -643,7 +627,7 @@ static void note_loss_signals(tapo_sender *s, const tapo_packet *p, bool dupack)
 /* The peer's window; evidence of when it closed (below one MSS; without
  * the handshake the scale is unknown and only zero is certain) and when it
  * opened again. */
-static void note_window(tapo_sender *s, const tapo_packet *p)
+static void note_window(tapo_sender *s, const tapo_packet *p, tapo_rx_info *rx)
 {
     s->rwnd = p->window;
     s->rwnd_seen = true;
@@ -654,10 +638,11 @@ static void note_window(tapo_sender *s, const tapo_packet *p)
     } else if (!closed && s->window_closed_frame != 0) {
         s->window_closed_frame = 0;
         tapo_hs_window_opened(&s->hs, p->frame);
+        rx->window_opened = true;
     }
 }
 
-static void process_ack(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt)
+static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, tapo_rx_info *rx)
 {
     if (!s->anchored) {
         /* The capture starts with the peer: its ACK marks our snd_una. */
@@ -677,33 +662,38 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
     int64_t una_before = s->snd_una;
     bool newly_sacked = false;
-    tapo_rtt_candidate sack_rtt = process_sack_blocks(s, p, ack, &listener, &newly_sacked);
+    rtt_candidate sack_rtt = process_sack_blocks(s, p, ack, &listener, &newly_sacked);
     bool dupack = is_duplicate_ack(s, p, ack);
-    tapo_rtt_candidate ack_rtt = { 0 };
+    rtt_candidate ack_rtt = { 0 };
     bool karn_forbids = false;
     if (ack > s->snd_una)
-        ack_rtt = advance_una(s, p, ack, &listener, &karn_forbids);
+        ack_rtt = advance_una(s, p, ack, rto_s, &listener, &karn_forbids);
     else if (dupack)
         s->dupacks++;
     /* Linux (tcp_ack_update_rtt): the cumulative ACK's sample first, the
      * SACK's when the ACK gave none; nothing after acking retransmitted data. */
-    *rtt = ack_rtt.valid ? ack_rtt : (karn_forbids ? (tapo_rtt_candidate){ 0 } : sack_rtt);
-    rtt->from = una_before < ack ? una_before : ack;
-    rtt->to = ack > s->snd_una ? ack : s->snd_una;
+    rtt_candidate rtt = ack_rtt.valid ? ack_rtt : (karn_forbids ? (rtt_candidate){ 0 } : sack_rtt);
+    rtt.from = una_before < ack ? una_before : ack;
+    rtt.to = ack > s->snd_una ? ack : s->snd_una;
     if (sack_rtt.valid && !ack_rtt.valid) {
-        rtt->from = sack_rtt.from;
-        rtt->to = sack_rtt.to;
+        rtt.from = sack_rtt.from;
+        rtt.to = sack_rtt.to;
     }
+    rx->rtt_valid = rtt.valid;
+    rx->rtt_from = rtt.from;
+    rx->rtt_to = rtt.to;
+    rx->rtt_tx_time_s = rtt.tx_time_s;
+    rx->rtt_seen_s = rtt.seen_s;
     if (newly_sacked || dupack)
         ca_on_event(s, CA_LOSS_SIGNAL);
     note_loss_signals(s, p, dupack);
     if (ack >= s->snd_una)
-        note_window(s, p);
+        note_window(s, p, rx);
 }
 
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt)
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, tapo_rx_info *rx)
 {
-    memset(rtt, 0, sizeof *rtt);
+    memset(rx, 0, sizeof *rx);
     if (!p->header_valid)
         return;
     note_mss_option(s, p->mss_option);
@@ -722,5 +712,90 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, tapo_rtt_candi
         tapo_hs_response_ended(&s->hs);
     }
     if (p->flags & TAPO_TCP_ACK)
-        process_ack(s, p, rtt);
+        process_ack(s, p, rto_s, rx);
+}
+
+/* ---- what the rest of the analysis asks --------------------------------- */
+
+bool tapo_sender_isn(const tapo_sender *s, uint32_t *isn_raw)
+{
+    *isn_raw = s->isn_raw;
+    return s->syn_sent;
+}
+
+bool tapo_sender_finished(const tapo_sender *s)
+{
+    return s->fin_sent && s->snd_una >= s->snd_nxt;
+}
+
+uint64_t tapo_sender_payload_bytes(const tapo_sender *s)
+{
+    return s->payload_bytes;
+}
+
+void tapo_sender_resume(tapo_sender *s, uint64_t payload_bytes)
+{
+    s->payload_bytes = payload_bytes;
+}
+
+bool tapo_sender_request_pending(const tapo_sender *s)
+{
+    return s->request_pending;
+}
+
+bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *from, int64_t *to)
+{
+    if (!p->header_valid || p->payload_len == 0 || !s->anchored)
+        return false;
+    tapo_seqspace space = s->seq;
+    *from = tapo_seq_offset(&space, p->seq_raw);
+    *to = *from + p->payload_len;
+    return *from < s->snd_nxt;
+}
+
+tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw)
+{
+    if (!s->anchored || s->snd_nxt <= s->data_start)
+        return tapo_opt_s_none();
+    tapo_seqspace space = s->seq;
+    return tapo_seq_offset(&space, ack_raw) >= s->snd_nxt ? tapo_opt_s_of(s->nxt_seen_s)
+                                                          : tapo_opt_s_none();
+}
+
+/* ---- hindsight on the sender's stalls ----------------------------------- */
+
+void tapo_sender_watch(tapo_sender *s, tapo_facts *facts, bool window_closed)
+{
+    tapo_hs_open(&s->hs, facts, s->snd_una, s->snd_nxt, s->tx_order, window_closed);
+}
+
+void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts)
+{
+    tapo_hs_forget(&s->hs, facts);
+}
+
+tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
+{
+    return (tapo_cur_reveals){
+        .spurious = tx->already_duplicated,
+        .acks_late = tx->acks_late,
+        .lost_segments = tx->lost_before ? tx->lost_segments : 0,
+    };
+}
+
+void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)
+{
+    tapo_cur_reveals reveals = tapo_tx_reveals(tx);
+    tapo_hs_cur(&s->hs, tx->retx_start, tx->retx_end, &reveals);
+}
+
+void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
+                           double threshold_s)
+{
+    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s);
+}
+
+void tapo_sender_sent_at(tapo_sender *s, double t_s, uint32_t frame, double margin_s)
+{
+    tapo_hs_sent_at(&s->hs, t_s, frame, margin_s);
 }

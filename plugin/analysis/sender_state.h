@@ -1,12 +1,15 @@
 /* sender_state.h: one endpoint's transmission, reconstructed from a capture
  * (paper Table 2, spec section 2).
  *
- * A conversation keeps one tapo_sender per endpoint.  Each sees its own
+ * Each endpoint of a connection has one (endpoint.h).  It sees its own
  * packets through tapo_sender_on_send() and its peer's through
  * tapo_sender_on_receive() (ACKs, SACKs, windows, requests).  Times are on
- * the sender's own timeline (sender_clock.h): the conversation tells when
+ * the sender's own timeline (sender_clock.h): the connection tells when
  * each of its packets was sent; its peer's packets count at their capture
  * time.  Where the capture is at the sender the two are the same.
+ *
+ * The fields below are this module's own: everything else asks through
+ * the functions at the end of this header.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,8 +21,9 @@
 
 #include "config.h"
 #include "hindsight.h"
+#include "optional.h"
 #include "packet_input.h"
-#include "rtt_estimator.h"
+#include "ring.h"
 #include "scoreboard.h"
 #include "seqspace.h"
 #include "stall.h"
@@ -34,6 +38,14 @@
  * MSS option (1448 for 1460): a segment within this share of it is full. */
 #define TAPO_FULL_SEGMENT_SHARE 0.9
 
+/* One advance of the cumulative ACK. */
+typedef struct tapo_una_advance {
+    int64_t to;                   /* snd_una after it, stream offset */
+    double seen_s;                /* when the capture saw the ACK, seconds */
+    bool has_ts;                  /* the ACK carried a TSval */
+    uint32_t tsval;               /* then: its TSval */
+} tapo_una_advance;
+
 typedef struct tapo_sender {
     tapo_seqspace seq;            /* this endpoint's sequence space */
     bool anchored;                /* snd_una and snd_nxt hold real values */
@@ -44,15 +56,11 @@ typedef struct tapo_sender {
     double nxt_seen_s;            /* capture time of the packet that carried snd_nxt, seconds */
     bool una_late;                /* away from the sender: ACKs seen had not reached it (it resent acked data) */
     int64_t una_at_sender;        /* then: its snd_una, stream offset */
-    int64_t una_advance_to[TAPO_UNA_HISTORY];  /* recent snd_una advances, stream offsets (ring) */
-    double una_advance_s[TAPO_UNA_HISTORY];    /* when each was seen, seconds */
-    bool una_advance_has_ts[TAPO_UNA_HISTORY]; /* the ACK carried a TSval */
-    uint32_t una_advance_tsval[TAPO_UNA_HISTORY];
-    unsigned una_advance_next;                 /* ring position of the next entry */
+    tapo_una_advance una_advances[TAPO_UNA_HISTORY]; /* recent snd_una advances (ring) */
+    tapo_ring una_ring;
     int64_t data_start;           /* stream offset of the first payload byte */
     uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */
     tapo_scoreboard sb;
-    tapo_rtt rtt;
     tapo_hindsight hs;
     tapo_ca_state ca_state;
     int64_t recovery_point;       /* snd_nxt when Recovery or Loss began, stream offset */
@@ -77,7 +85,7 @@ typedef struct tapo_sender {
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 
-/* What the conversation knows about one of the sender's packets. */
+/* What the connection knows about one of the sender's packets. */
 typedef struct tapo_send_context {
     double send_time_s;           /* when the sender sent the packet, sender time, seconds (the capture time at the sender) */
     double srtt_s, rto_s;         /* the sender's estimates then, seconds */
@@ -86,7 +94,7 @@ typedef struct tapo_send_context {
     double threshold_s;           /* stall threshold, seconds */
     double margin_s;              /* how precisely send_time_s places the packet, seconds */
     bool away;                    /* the capture point is not at the sender: its packets can be lost before it */
-    int32_t unseen_packets;       /* sender packets never captured since the previous one seen (IP IDs); -1 unknown */
+    tapo_opt_count unseen_packets;/* sender packets never captured since the previous one seen (IP IDs) */
 } tapo_send_context;
 
 /* What one of the sender's own packets was. */
@@ -110,12 +118,14 @@ typedef struct tapo_tx_info {
     uint32_t segs_sent_after;     /* segments above the retransmitted range */
     uint64_t data_offset;         /* payload bytes before the packet's first byte */
     /* What the packet revealed about the sender at the stall's start, when
-     * the capture point is away from it (tapo_sender_amend_snapshot). */
+     * the capture point is away from it (stall_build.h). */
     uint32_t lost_before;         /* retransmissions of the range lost before the capture point, count */
+    uint32_t lost_segments;       /* then: the range in segments, counted lost while they were outstanding */
     uint32_t unseen_segments;     /* segments outstanding that the capture never saw: the range's lost original and data above it */
     bool original_new;            /* the range's lost original is inferred only now (nothing had shown it) */
     bool original_hints_more;     /* then: it suggested more data queued behind it */
     bool acks_late;               /* it resent data the receiver had acknowledged: those ACKs had not reached the sender */
+    uint32_t packets_out_at_sender;/* then: segments the sender had outstanding */
     unsigned inferred;            /* tapo_inferred bits */
     /* Evidence about the retransmitted range (frame numbers; 0 none captured). */
     uint32_t orig_frame;          /* its first transmission */
@@ -123,31 +133,62 @@ typedef struct tapo_tx_info {
     uint32_t signal_frame;        /* the first duplicate ACK or SACK that showed it missing */
 } tapo_tx_info;
 
-/* The cumulative ACK or SACK block that gives an RTT sample (Karn): when
- * the acknowledged data was transmitted. */
-typedef struct tapo_rtt_candidate {
-    bool valid;
-    int64_t from, to;             /* the data newly acknowledged, stream offsets */
-    double tx_time_s;             /* when that transmission was sent, sender time, seconds */
-    double seen_s;                /* when the capture saw it, seconds */
-} tapo_rtt_candidate;
+/* What one of the peer's packets told the sender. */
+typedef struct tapo_rx_info {
+    /* The cumulative ACK or SACK block that gives an RTT sample (Karn):
+     * when the acknowledged data was transmitted. */
+    bool rtt_valid;
+    int64_t rtt_from, rtt_to;     /* the data newly acknowledged, stream offsets */
+    double rtt_tx_time_s;         /* when that transmission was sent, sender time, seconds */
+    double rtt_seen_s;            /* when the capture saw it, seconds */
+    bool window_opened;           /* it opened the window that was closed (below one MSS) */
+} tapo_rx_info;
 
-void tapo_sender_init(tapo_sender *s, const tapo_config *cfg);
+void tapo_sender_init(tapo_sender *s);
 void tapo_sender_destroy(tapo_sender *s);
+
+/* Frees the per-flow containers once the connection is over; the sender
+ * stays usable and reallocates them if more packets come. */
+void tapo_sender_release(tapo_sender *s);
+
+/* The sender's own packet. */
+void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
+                         tapo_tx_info *tx);
+
+/* A packet from the peer; rto_s is the sender's RTO (how long hindsight
+ * waits for D-SACKs). */
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, tapo_rx_info *rx);
+
+/* ---- what the rest of the analysis asks -------------------------------- */
 
 /* Effective MSS for segment counts, bytes. */
 uint32_t tapo_sender_mss(const tapo_sender *s);
 
-/* The stall threshold for this sender, seconds. */
-double tapo_sender_threshold(const tapo_sender *s, const tapo_config *cfg);
+/* The raw initial sequence number of its SYN or SYN-ACK, if it sent one. */
+bool tapo_sender_isn(const tapo_sender *s, uint32_t *isn_raw);
 
-/* Fills the state part of a snapshot and the facts known now. */
+/* It sent a FIN and the peer acknowledged everything it sent. */
+bool tapo_sender_finished(const tapo_sender *s);
+
+/* New payload it sent, the inferred included, bytes. */
+uint64_t tapo_sender_payload_bytes(const tapo_sender *s);
+
+/* A connection whose state was dropped goes on counting its payload. */
+void tapo_sender_resume(tapo_sender *s, uint64_t payload_bytes);
+
+/* The peer sent payload after the sender's last payload: a request waits. */
+bool tapo_sender_request_pending(const tapo_sender *s);
+
+/* Whether p carries data the sender had sent before; *from and *to get
+ * its range (stream offsets). */
+bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *from, int64_t *to);
+
+/* When the capture saw the sender's latest data, if the peer's ACK number
+ * ack_raw acknowledges all of it. */
+tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw);
+
+/* The state part of a snapshot and the facts known now (stall.h). */
 void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts *facts);
-
-/* Applies to a snapshot taken just before one of the sender's packets what
- * that packet revealed about the state the capture could not see. */
-void tapo_sender_amend_snapshot(const tapo_sender *s, const tapo_tx_info *tx, tapo_snapshot *snap,
-                                tapo_facts *at_packet, tapo_facts *final);
 
 /* Away from the sender, what it had acknowledged when it sent a packet at
  * send_time_s (sender time) that echoes echo (has_echo). */
@@ -166,16 +207,29 @@ void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double 
 void tapo_sender_snapshot_behind(const tapo_sender *s, const tapo_acks_received *acks,
                                  tapo_snapshot *snap);
 
-/* The sender's own packet. */
-void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
-                         tapo_tx_info *tx);
+/* ---- hindsight on the sender's stalls (hindsight.h) -------------------- */
 
-/* A packet from the peer; *rtt tells when the data it newly acknowledges
- * was sent (Karn's rule applied). */
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, tapo_rtt_candidate *rtt);
+/* Revises facts, a stall's final facts that live as long as its record,
+ * with what later packets show about the state as it stands now. */
+void tapo_sender_watch(tapo_sender *s, tapo_facts *facts, bool window_closed);
 
-/* Frees the per-flow containers once the connection is over; the sender
- * stays usable and reallocates them if more packets come. */
-void tapo_sender_release(tapo_sender *s);
+/* Stops revising facts (the packet turned out to end no stall). */
+void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts);
+
+/* What the sender's retransmission tx revealed about its stall's start. */
+tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx);
+
+/* The newest watched stall ended with the sender's own retransmission tx. */
+void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
+
+/* A stall that the peer's packet ended, over [from_s, to_s) of the
+ * sender's timeline: a sender packet seen later but sent inside it
+ * shortens it (tapo_hs_sent_at). */
+void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
+                           double threshold_s);
+
+/* One of the sender's packets was sent at t_s (sender time) in frame,
+ * placed that precisely. */
+void tapo_sender_sent_at(tapo_sender *s, double t_s, uint32_t frame, double margin_s);
 
 #endif /* TAPO_SENDER_STATE_H */

@@ -1,9 +1,10 @@
 /* stall.h: what TAPO records about one stall, and the verdict it renders.
  *
  * A snapshot is the sender state just before the stall-ending packet ("cur"),
- * plus what cur was.  It never changes once taken.  The facts that later
- * packets can revise live beside it (hindsight.h), once as known at the
- * packet (one pass) and once as revised by the whole capture (two passes).
+ * plus what cur was.  It is built once (stall_build.h) and never changes.
+ * The facts that later packets can revise live beside it (hindsight.h),
+ * once as known at the packet (one pass) and once as revised by the whole
+ * capture (two passes).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -53,8 +54,6 @@ typedef struct tapo_cur {
 } tapo_cur;
 
 typedef struct tapo_snapshot {
-    uint32_t prev_frame;            /* frame before the gap */
-    double duration_s;              /* the gap, seconds */
     double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
     double srtt_s;                  /* seconds; 0 without a sample */
     double rto_s;                   /* seconds */
@@ -85,11 +84,10 @@ typedef struct tapo_snapshot {
  * sender, lived it. */
 typedef struct tapo_stall_view {
     bool stalled;                   /* the gap was a stall for this sender */
-    bool revoked;                   /* a sender packet seen later fell inside the gap: no stall on the sender's timeline (two passes) */
     uint64_t bytes_at_packet;       /* its payload bytes sent up to and including cur */
     tapo_snapshot snap;
-    tapo_facts facts_at_packet;     /* what was known at cur (one pass) */
-    tapo_facts facts_final;         /* revised by the rest of the capture (two passes) */
+    tapo_facts facts_at_packet;     /* what was known at cur (one pass): the gap as measured there */
+    tapo_facts facts_final;         /* revised by the rest of the capture (two passes), by hindsight only */
 } tapo_stall_view;
 
 /* Everything stored for a stall-ending frame.  Both endpoints' views are
@@ -97,7 +95,7 @@ typedef struct tapo_stall_view {
  * settle on the other one (spec section 1). */
 typedef struct tapo_stall_record {
     uint32_t frame;                 /* the stall-ending frame */
-    int sender_at_packet;           /* endpoint analysed as the sender when cur was seen */
+    uint8_t sender_at_packet;       /* endpoint analysed as the sender when cur was seen */
     tapo_basis sender_basis_at_packet;
     tapo_stall_view view[2];        /* by endpoint */
 } tapo_stall_record;
@@ -105,6 +103,8 @@ typedef struct tapo_stall_record {
 /* The classification of one stall. */
 typedef struct tapo_verdict {
     tapo_cause cause;
+    double duration_s;              /* the gap, seconds (final: as hindsight placed it on the sender's timeline) */
+    uint32_t prev_frame;            /* the packet before the gap */
     tapo_category category;
     bool retransmission;            /* a timeout-retransmission cause (spec rule 1) */
     bool final;                     /* used the whole capture */
@@ -115,7 +115,8 @@ typedef struct tapo_verdict {
     double position;                /* cur's place in the sender's data, 0..1 (one pass: in the data sent so far) */
     int sender;                     /* endpoint analysed as the sender */
     tapo_basis sender_basis;        /* how it was chosen */
-    int sender_role;                /* tapo_role of that endpoint; -1 when the handshake was not captured */
+    bool sender_role_known;         /* the handshake was captured: */
+    tapo_role sender_role;          /* then: that endpoint's role */
     const tapo_stall_view *view;    /* the record's view for that sender */
     const tapo_facts *facts;        /* the view's facts the verdict used (at the packet, or final) */
 } tapo_verdict;

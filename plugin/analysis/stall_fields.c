@@ -210,8 +210,8 @@ static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *su
     const tapo_snapshot *s = &v->view->snap;
     set_string(&out[TAPO_F_VANTAGE], tapo_vantage_name(s->vantage));
     set_string(&out[TAPO_F_VANTAGE_BASIS], tapo_basis_name(s->vantage_basis));
-    if (v->sender_role >= 0)
-        set_string(&out[TAPO_F_SENDER], tapo_role_name((tapo_role)v->sender_role));
+    if (v->sender_role_known)
+        set_string(&out[TAPO_F_SENDER], tapo_role_name(v->sender_role));
     set_string(&out[TAPO_F_SENDER_BASIS], tapo_basis_name(v->sender_basis));
     set_uint(&out[TAPO_F_SENDER_PORT], sum->port[v->sender]);
     if (s->rtt_to_sender_s > 0.0)
@@ -233,11 +233,11 @@ void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, cons
     tapo_classify_explain(s, v->facts, cfg, text->rule);
     set_string(&out[TAPO_F_RULE], text->rule);
     set_bool(&out[TAPO_F_RETRANSMISSION], v->retransmission);
-    set_seconds(&out[TAPO_F_DURATION], s->duration_s);
+    set_seconds(&out[TAPO_F_DURATION], v->duration_s);
     set_seconds(&out[TAPO_F_THRESHOLD], s->threshold_s);
     set_seconds(&out[TAPO_F_SRTT], s->srtt_s);
     set_seconds(&out[TAPO_F_RTO], s->rto_s);
-    set_uint(&out[TAPO_F_PREV_FRAME], s->prev_frame);
+    set_uint(&out[TAPO_F_PREV_FRAME], v->prev_frame);
     evidence_fields(v, out);
     state_fields(v, out);
     cur_fields(v, out);

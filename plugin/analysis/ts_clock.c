@@ -59,16 +59,13 @@ void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s)
     k->last_tsval = tsval;
     k->last_s = t_s;
     if (k->rate_hz == 0.0) {
-        if (k->early < TAPO_TS_CLOCK_EARLY) {
-            k->early_tsval[k->early] = tsval;
-            k->early_s[k->early] = t_s;
-            k->early++;
-        }
+        if (k->early_count < TAPO_TS_CLOCK_EARLY)
+            k->early[k->early_count++] = (tapo_ts_tick){ tsval, t_s };
         k->rate_hz = measured_rate(k);
         if (k->rate_hz == 0.0)
             return;
-        for (unsigned i = 0; i < k->early; i++)
-            include_lag(k, k->early_tsval[i], k->early_s[i]);
+        for (unsigned i = 0; i < k->early_count; i++)
+            include_lag(k, k->early[i].tsval, k->early[i].t_s);
     }
     include_lag(k, tsval, t_s);
 }
@@ -90,21 +87,21 @@ static bool fits_provisional_rate(const tapo_ts_clock *k)
 static double provisional_lag_min(const tapo_ts_clock *k)
 {
     double least = lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, k->last_tsval, k->last_s);
-    for (unsigned i = 0; i < k->early; i++)
-        least = fmin(least, lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, k->early_tsval[i], k->early_s[i]));
+    for (unsigned i = 0; i < k->early_count; i++)
+        least = fmin(least, lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, k->early[i].tsval, k->early[i].t_s));
     return least;
 }
 
-double tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_s)
+tapo_opt_s tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_s)
 {
     double d;
     if (!k->started)
-        return -1.0;
+        return tapo_opt_s_none();
     if (k->rate_hz > 0.0 && k->lag_known)
         d = lag(k, tsval, t_s) - k->lag_min_s;
     else if (fits_provisional_rate(k))
         d = lag_at(k, TAPO_TS_CLOCK_PROVISIONAL_HZ, tsval, t_s) - provisional_lag_min(k);
     else
-        return -1.0;
-    return d > 0.0 ? d : 0.0;
+        return tapo_opt_s_none();
+    return tapo_opt_s_of(d > 0.0 ? d : 0.0);
 }

@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "optional.h"
+
 #define TAPO_TS_CLOCK_EARLY 8            /* first packets kept until the rate is known, count */
 #define TAPO_TS_CLOCK_MIN_SPAN_S 0.25    /* span measured before trusting a rate, seconds */
 #define TAPO_TS_CLOCK_MIN_TICKS 20       /* ticks measured before trusting a rate, count */
@@ -32,6 +34,12 @@
 #define TAPO_TS_CLOCK_PROVISIONAL_TICKS 5     /* ticks seen before, count */
 #define TAPO_TS_CLOCK_PROVISIONAL_SHARE 0.25  /* measured rate within this share of it */
 
+/* A TSval and when a packet carrying it was captured. */
+typedef struct tapo_ts_tick {
+    uint32_t tsval;
+    double t_s;                          /* capture time, seconds */
+} tapo_ts_tick;
+
 typedef struct tapo_ts_clock {
     bool started;
     uint32_t first_tsval;                /* reference tick */
@@ -41,18 +49,17 @@ typedef struct tapo_ts_clock {
     double lag_min_s;                    /* smallest arrival lag behind the clock, seconds */
     uint32_t last_tsval;
     double last_s;                       /* capture time of the latest packet, seconds */
-    uint32_t early_tsval[TAPO_TS_CLOCK_EARLY];
-    double early_s[TAPO_TS_CLOCK_EARLY];
-    unsigned early;                      /* entries used */
+    tapo_ts_tick early[TAPO_TS_CLOCK_EARLY]; /* the first packets, until the rate is known */
+    unsigned early_count;                /* entries used */
 } tapo_ts_clock;
 
 /* A packet with this TSval was captured at t (seconds). */
 void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s);
 
 /* How much later than the least delayed packets a packet with this TSval
- * arrived: its queueing since it was sent, seconds; < 0 when unknown.
- * Before the rate is measured, from the provisional rate and the first
- * packets. */
-double tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_s);
+ * arrived: its queueing since it was sent, seconds, when the clock is
+ * known.  Before the rate is measured, from the provisional rate and the
+ * first packets. */
+tapo_opt_s tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_s);
 
 #endif /* TAPO_TS_CLOCK_H */

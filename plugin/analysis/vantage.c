@@ -16,18 +16,15 @@ void tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind)
     t->handshake = t->handshake || kind == TAPO_TURN_HANDSHAKE;
     if (kind == TAPO_TURN_RESPONSE_HEAD)
         return;
-    t->recent_s[t->next] = sample_s;
-    t->next = (t->next + 1) % TAPO_TURN_RECENT;
-    if (t->recent < TAPO_TURN_RECENT)
-        t->recent++;
+    t->recent_s[tapo_ring_push(&t->recent, TAPO_TURN_RECENT)] = sample_s;
 }
 
 double tapo_turn_recent(const tapo_turnaround *t)
 {
-    if (t->recent == 0)
+    if (t->recent.count == 0)
         return t->samples ? t->min_s : 0.0;
-    double best = INFINITY;
-    for (unsigned i = 0; i < t->recent; i++)
+    double best = t->recent_s[0];
+    for (unsigned i = 1; i < t->recent.count; i++)
         best = fmin(best, t->recent_s[i]);
     return best;
 }
@@ -65,23 +62,18 @@ tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnar
 
 void tapo_ts_sent(tapo_ts_history *h, uint32_t tsval, double t)
 {
-    unsigned last = (h->next + TAPO_TS_HISTORY - 1) % TAPO_TS_HISTORY;
-    if (h->count > 0 && h->tsval[last] == tsval)
+    if (h->ring.count > 0 && h->sent[tapo_ring_newest(&h->ring, TAPO_TS_HISTORY, 0)].tsval == tsval)
         return;   /* the same clock tick: keep its first time */
-    h->tsval[h->next] = tsval;
-    h->first_seen_s[h->next] = t;
-    h->next = (h->next + 1) % TAPO_TS_HISTORY;
-    if (h->count < TAPO_TS_HISTORY)
-        h->count++;
+    h->sent[tapo_ring_push(&h->ring, TAPO_TS_HISTORY)] = (tapo_ts_sent_at){ tsval, t };
 }
 
 bool tapo_ts_first_seen(const tapo_ts_history *h, uint32_t tsval, double *first_seen_s)
 {
     if (tsval == 0)
         return false;
-    for (unsigned i = 0; i < h->count; i++) {
-        if (h->tsval[i] == tsval) {
-            *first_seen_s = h->first_seen_s[i];
+    for (unsigned i = 0; i < h->ring.count; i++) {
+        if (h->sent[i].tsval == tsval) {
+            *first_seen_s = h->sent[i].first_seen_s;
             return true;
         }
     }

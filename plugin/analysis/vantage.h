@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ring.h"
 #include "vocabulary.h"
 
 #define TAPO_TURN_RECENT 4            /* recent clean samples kept, count: follows queueing */
@@ -50,8 +51,7 @@ typedef struct tapo_turnaround {
     bool handshake;                   /* one sample came from the handshake */
     double min_s;                     /* smallest sample, seconds */
     double recent_s[TAPO_TURN_RECENT];/* latest clean samples, seconds (ring) */
-    unsigned recent;                  /* clean samples in the ring, count */
-    unsigned next;                    /* ring position of the next clean sample */
+    tapo_ring recent;
 } tapo_turnaround;
 
 /* What a turnaround sample measured. */
@@ -74,11 +74,15 @@ tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnar
 
 /* TSvals one endpoint sent, with when each was first seen, so that the
  * peer's echo (TSecr) can be timed. */
+/* A TSval an endpoint sent, and when it was first seen. */
+typedef struct tapo_ts_sent_at {
+    uint32_t tsval;
+    double first_seen_s;              /* seconds */
+} tapo_ts_sent_at;
+
 typedef struct tapo_ts_history {
-    uint32_t tsval[TAPO_TS_HISTORY];
-    double first_seen_s[TAPO_TS_HISTORY];   /* seconds */
-    unsigned next;                    /* ring position */
-    unsigned count;                   /* entries used */
+    tapo_ts_sent_at sent[TAPO_TS_HISTORY]; /* the latest (ring) */
+    tapo_ring ring;
     bool echoed;                      /* the endpoint echoed a TSval already */
     uint32_t last_echo;               /* the TSecr it sent last */
 } tapo_ts_history;

@@ -31,11 +31,11 @@
 #include <epan/proto_data.h>
 #include <epan/tap.h>
 
-#include "conversation.h"
-#include "endpoints.h"
-#include "flow_identity.h"
+#include "connection_table.h"
+#include "sender_choice.h"
 #include "tapo_input.h"
 #include "tapo_render.h"
+#include "verdict.h"
 
 /* Keys of our per-frame data. */
 #define FRAME_KEY_STALL 0
@@ -58,35 +58,12 @@ static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
 static range_t *pref_server_ports;
 static tapo_bool_pref pref_analyse_always;
 
-/* One TCP connection and how to tell its endpoints apart.  Its state lives
- * while the connection is open; once it is over only the summary stays
- * (the memory a long capture holds depends on the connections open at
- * once, not on how many there were). */
-typedef struct tapo_flow {
-    tapo_endpoints key;         /* canonical endpoints */
-    tapo_flow_identity id;      /* endpoint 0 sent its first packet; Wireshark's view of it */
-    uint32_t number;            /* connections of the file, from 0 (the tap's stream) */
-    tapo_conv *conv;            /* NULL once the connection is over */
-    tapo_conv_summary summary;  /* kept when conv is dropped */
-    uint32_t vantage_note_frame;/* the stall that carries the note about the vantage; 0 none yet */
-    double last_seen_s;         /* its latest packet, capture time, seconds */
-    bool closing;               /* in closed_flows, waiting for its grace period to pass */
-} tapo_flow;
-
-/* What a stall-ending frame keeps between passes. */
-typedef struct tapo_frame_stall {
-    tapo_stall_record rec;
-    tapo_flow *flow;
-} tapo_frame_stall;
-
-/* The current file: file scope, rebuilt by the init routine. */
-static wmem_map_t *flows;           /* canonical endpoints -> the connection on them now */
-static wmem_list_t *all_flows;      /* every tapo_flow of the file, to free their states */
-static uint32_t flow_count;         /* connections so far */
+/* The current file's connections (connection_table.h): file scope, so
+ * that every frame's stall record stays as long as the file is open. */
+static tapo_conn_table table;
+static bool table_open;             /* between the init and cleanup routines */
 static uint32_t analysed_frames;    /* frames 1..analysed_frames are analysed */
-static wmem_list_t *closed_flows;   /* connections over, whose state is dropped after a grace period */
-static double clock_s;              /* the latest capture time analysed, seconds (never goes back) */
-static double last_sweep_s;         /* clock_s when closed_flows was last looked at, seconds */
+static double clock_s;              /* the latest capture time analysed (never goes back), seconds */
 
 static bool is_server_port(uint16_t port, void *data)
 {
@@ -112,133 +89,28 @@ static void apply_prefs(void)
     cfg.is_server_port = is_server_port;
 }
 
-static void tapo_init(void)
+static void *file_scope_alloc(void *ctx, size_t size)
 {
-    flows = wmem_map_new(wmem_file_scope(), tapo_endpoints_hash, tapo_endpoints_equal);
-    all_flows = wmem_list_new(wmem_file_scope());
-    closed_flows = wmem_list_new(wmem_file_scope());
-    flow_count = 0;
-    analysed_frames = 0;
-    clock_s = last_sweep_s = 0.0;
+    (void)ctx;
+    return wmem_alloc0(wmem_file_scope(), size);
 }
 
-static void drop_state(tapo_flow *flow)
+static void tapo_init(void)
 {
-    if (!flow->conv)
-        return;
-    tapo_conv_summarize(flow->conv, &flow->summary);
-    tapo_conv_destroy(flow->conv);
-    g_free(flow->conv);
-    flow->conv = NULL;
+    /* Connections that end stay in the file scope: their frames render
+     * from them.  No idle timeout: a file ends. */
+    tapo_table_hooks hooks = { .alloc = file_scope_alloc };
+    tapo_table_init(&table, &cfg, TAPO_CLOSED_GRACE_S, 0.0, true, hooks);
+    table_open = true;
+    analysed_frames = 0;
+    clock_s = 0.0;
 }
 
 static void tapo_cleanup(void)
 {
-    if (all_flows)
-        for (wmem_list_frame_t *f = wmem_list_head(all_flows); f; f = wmem_list_frame_next(f))
-            drop_state(wmem_list_frame_data(f));
-    flows = NULL;   /* the file scope frees the rest */
-    all_flows = closed_flows = NULL;
-}
-
-/* Once a second of capture time: connections over and quiet for the
- * grace period keep only their summary. */
-static void sweep_closed_flows(void)
-{
-    if (clock_s - last_sweep_s < 1.0)
-        return;
-    last_sweep_s = clock_s;
-    wmem_list_frame_t *f = wmem_list_head(closed_flows);
-    while (f) {
-        wmem_list_frame_t *next = wmem_list_frame_next(f);
-        tapo_flow *flow = wmem_list_frame_data(f);
-        if (!flow->conv || !tapo_conv_is_over(flow->conv)) {
-            flow->closing = false;   /* dropped at a split, or it went on */
-            wmem_list_remove_frame(closed_flows, f);
-        } else if (clock_s - flow->last_seen_s > TAPO_CLOSED_GRACE_S) {
-            drop_state(flow);
-            flow->closing = false;
-            wmem_list_remove_frame(closed_flows, f);
-        }
-        f = next;
-    }
-}
-
-/* The summary verdicts are computed from: the live state's, or the one kept. */
-static const tapo_conv_summary *flow_summary(tapo_flow *flow)
-{
-    if (flow->conv)
-        tapo_conv_summarize(flow->conv, &flow->summary);
-    return &flow->summary;
-}
-
-/* A packet of a connection whose state was dropped starts a fresh state
- * that goes on from the summary. */
-static tapo_conv *live_state(tapo_flow *flow)
-{
-    if (!flow->conv) {
-        flow->conv = g_new0(tapo_conv, 1);
-        tapo_conv_init(flow->conv, &cfg);
-        tapo_conv_resume(flow->conv, &flow->summary);
-    }
-    return flow->conv;
-}
-
-static tapo_flow *new_flow(const tapo_endpoints *key, const tapo_segment_fields *seg)
-{
-    tapo_flow *flow = wmem_new0(wmem_file_scope(), tapo_flow);
-    flow->key = *key;
-    tapo_flow_identity_init(&flow->id, seg);
-    flow->number = flow_count++;
-    flow->conv = g_new0(tapo_conv, 1);
-    tapo_conv_init(flow->conv, &cfg);
-    wmem_map_insert(flows, &flow->key, flow);
-    wmem_list_append(all_flows, flow);
-    return flow;
-}
-
-/* The connection seg belongs to: a pure SYN with another ISN starts a new
- * one on the same ports, as in Wireshark (flow_identity.h). */
-static tapo_flow *flow_for(const tapo_segment_fields *seg, bool *created)
-{
-    tapo_endpoints key;
-    tapo_endpoints_canonical(&seg->ends, &key);
-    tapo_flow *flow = wmem_map_lookup(flows, &key);
-    if (flow && tapo_flow_splits(&flow->id, seg))
-        drop_state(flow);   /* that connection is over: a new one begins */
-    else if (flow) {
-        *created = false;
-        return flow;
-    }
-    *created = true;
-    return new_flow(&key, seg);
-}
-
-/* Where a stall record goes: a frame-scoped container stored with the
- * frame, allocated only when the frame ends a stall. */
-typedef struct alloc_ctx {
-    packet_info *pinfo;
-    tapo_flow *flow;
-    tapo_frame_stall *fs;
-} alloc_ctx;
-
-static tapo_stall_record *alloc_frame_stall(void *data)
-{
-    alloc_ctx *ctx = data;
-    tapo_frame_stall *fs = wmem_new0(wmem_file_scope(), tapo_frame_stall);
-    fs->flow = ctx->flow;
-    p_add_proto_data(wmem_file_scope(), ctx->pinfo, proto_tapo, FRAME_KEY_STALL, fs);
-    ctx->fs = fs;
-    return &fs->rec;
-}
-
-/* The first stall seen away from the sender carries the note on what the
- * vantage means for the verdicts (once per conversation). */
-static void choose_vantage_note(tapo_flow *flow, const tapo_frame_stall *fs)
-{
-    const tapo_stall_view *view = &fs->rec.view[fs->rec.sender_at_packet];
-    if (flow->vantage_note_frame == 0 && view->stalled && view->snap.vantage != TAPO_VANTAGE_SENDER)
-        flow->vantage_note_frame = fs->rec.frame;
+    if (table_open)
+        tapo_table_finish(&table);   /* the file scope frees the rest */
+    table_open = false;
 }
 
 /* What the packet changed that deserves a note on the frame. */
@@ -260,42 +132,28 @@ static void analyse(tvbuff_t *tvb, packet_info *pinfo)
     tapo_segment_fields seg;
     tapo_decode_result decoded = tapo_input_decode(tvb, pinfo, &seg);
     if (decoded == TAPO_DECODE_QUOTED) {
-        tapo_endpoints key;
-        tapo_endpoints_canonical(&seg.ends, &key);
-        tapo_flow *flow = wmem_map_lookup(flows, &key);
-        if (flow && tapo_flow_splits(&flow->id, &seg)) {
-            drop_state(flow);
-            wmem_map_remove(flows, &flow->key);   /* the next packet starts a new connection */
-        }
+        tapo_table_quoted(&table, &seg);
         return;
     }
     if (decoded != TAPO_DECODE_TCP)
         return;
-    bool created;
-    tapo_flow *flow = flow_for(&seg, &created);
-    if (created)
+    tapo_packet_place place = {
+        .frame = pinfo->num, .rel_s = nstime_to_sec(&pinfo->rel_ts), .epoch_s = nstime_to_sec(&pinfo->abs_ts),
+    };
+    if (place.rel_s > clock_s)
+        clock_s = place.rel_s;
+    place.clock_s = clock_s;
+    tapo_table_tick(&table, clock_s);
+    tapo_table_result r;
+    tapo_table_segment(&table, &place, &seg, &r);
+    if (r.started)
         p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START,
-                         GUINT_TO_POINTER(flow->number + 1));
-    int from = tapo_flow_endpoint(&flow->id, &seg);
-    tapo_packet pkt;
-    tapo_flow_packet(&flow->id, pinfo->num, nstime_to_sec(&pinfo->rel_ts), from, &seg, &pkt);
-    if (pkt.time_s > clock_s)
-        clock_s = pkt.time_s;
-    sweep_closed_flows();
-    flow->last_seen_s = clock_s;
-    tapo_conv *conv = live_state(flow);
-    tapo_conv_events before = conv->events;
-    alloc_ctx ctx = { pinfo, flow, NULL };
-    tapo_conv_process(conv, &pkt, &cfg, alloc_frame_stall, &ctx);
-    tapo_frame_note note = note_of(&before, &conv->events);
+                         GUINT_TO_POINTER(r.conn->number + 1));
+    tapo_frame_note note = note_of(&r.before, &r.conn->conv->events);
     if (note != TAPO_NOTE_NONE)
         p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE, GUINT_TO_POINTER(note));
-    if (ctx.fs)
-        choose_vantage_note(flow, ctx.fs);
-    if (!flow->closing && tapo_conv_is_over(conv)) {
-        flow->closing = true;
-        wmem_list_append(closed_flows, flow);
-    }
+    if (r.stall)
+        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL, r.stall);
 }
 
 /* Whether anything asks for TAPO now (see the top of this file). */
@@ -306,7 +164,7 @@ static bool analysis_needed(proto_tree *tree)
 }
 
 static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
-                      const tapo_frame_stall *fs, const tapo_verdict *verdict)
+                      const tapo_conn_stall *fs, const tapo_verdict *verdict)
 {
     tapo_tap_info *info = wmem_new0(pinfo->pool, tapo_tap_info);
     info->kind = kind;
@@ -326,20 +184,20 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
     void *note = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE);
     if (note)
         tapo_render_frame_note(tvb, pinfo, tree, proto_tapo, (tapo_frame_note)GPOINTER_TO_UINT(note));
-    tapo_frame_stall *fs = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL);
+    tapo_conn_stall *fs = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL);
     if (!fs)
         return;
     tapo_verdict verdict;
-    const tapo_conv_summary *sum = flow_summary(fs->flow);
+    const tapo_conv_summary *sum = tapo_table_summary(fs->conn);
     if (!tapo_conv_verdict(sum, &fs->rec, &cfg, final, &verdict))
         return;   /* a stall only for the endpoint not analysed in this pass */
     tapo_render_notes notes = {
         .sender_reversed = tapo_conv_sender_looks_reversed(sum, verdict.sender, &cfg),
-        .vantage = fs->flow->vantage_note_frame == fs->rec.frame &&
+        .vantage = fs->conn->vantage_note_frame == fs->rec.frame &&
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
     };
     tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &cfg, &notes);
-    queue_tap(pinfo, TAPO_TAP_STALL, fs->flow->number, fs, &verdict);
+    queue_tap(pinfo, TAPO_TAP_STALL, fs->conn->number, fs, &verdict);
 }
 
 static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)

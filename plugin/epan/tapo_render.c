@@ -154,15 +154,14 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
                        const tapo_config *cfg, const tapo_render_notes *notes)
 {
     const tapo_cause_info *info = tapo_cause_get(v->cause);
-    const tapo_snapshot *s = &v->view->snap;
-    col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ", "[TAPO stall %.3f s: %s]", s->duration_s,
+    col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ", "[TAPO stall %.3f s: %s]", v->duration_s,
                         info->name);
     proto_item *top = proto_tree_add_item(tree, proto, tvb, 0, 0, ENC_NA);
-    proto_item_append_text(top, ": %s stall of %.3f s", info->name, s->duration_s);
+    proto_item_append_text(top, ": %s stall of %.3f s", info->name, v->duration_s);
     proto_tree *pt = proto_item_add_subtree(top, ett_stall);
     proto_item *item = proto_tree_add_none_format(pt, hf_stall, tvb, 0, 0,
         "Stall: %s (%s), %.3f s after frame %u", info->name,
-        tapo_category_name(v->category), s->duration_s, s->prev_frame);
+        tapo_category_name(v->category), v->duration_s, v->prev_frame);
     proto_item_set_generated(item);
     proto_tree *st = proto_item_add_subtree(item, ett_stall);
     tapo_field_value fields[TAPO_F_COUNT];
@@ -171,8 +170,8 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
     for (int i = 0; i < TAPO_F_COUNT; i++)
         add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i]);
     if (notes->vantage)
-        expert_add_info(pinfo, item, s->vantage == TAPO_VANTAGE_MIDDLE ? &ei_vantage_middle
-                                                                        : &ei_vantage_receiver);
+        expert_add_info(pinfo, item, v->view->snap.vantage == TAPO_VANTAGE_MIDDLE ? &ei_vantage_middle
+                                                                                   : &ei_vantage_receiver);
     expert_add_info(pinfo, item, &ei_cause[v->cause]);
     if (notes->sender_reversed)
         expert_add_info(pinfo, item, &ei_reversed);

@@ -72,7 +72,7 @@ static void add_stall(stats_tree *st, const tapo_tap_info *info)
         add_path(st, &paths[i]);
     tick_stat_node(st, TAPO_NODE_DURATION, 0, true);
     stats_tree_tick_range(st, TAPO_NODE_DURATION, 0,
-                          tapo_milliseconds(info->verdict.view->snap.duration_s));
+                          tapo_milliseconds(info->verdict.duration_s));
     GHashTable *seen = stalled_streams(st);
     if (!g_hash_table_contains(seen, GUINT_TO_POINTER(info->stream + 1))) {
         g_hash_table_add(seen, GUINT_TO_POINTER(info->stream + 1));

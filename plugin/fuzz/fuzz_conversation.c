@@ -15,15 +15,9 @@
 #include "conversation.h"
 #include "packet_stream.h"
 #include "stall_fields.h"
+#include "verdict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static tapo_stall_record *new_record(void *ctx)
-{
-    tapo_stall_record *rec = g_new0(tapo_stall_record, 1);
-    g_ptr_array_add(ctx, rec);
-    return rec;
-}
 
 /* Evidence links point at earlier frames (the stall's own for a window
  * update), or at frames seen by the end; every field renders, and the
@@ -57,7 +51,7 @@ static void check_verdict(const tapo_verdict *v)
         abort();
     if (!(v->position >= 0.0 && v->position <= 1.0))
         abort();
-    if (!(s->duration_s >= 0.0) || !(s->threshold_s >= 0.0) || (unsigned)s->vantage >= TAPO_VANTAGE_COUNT)
+    if (!(v->duration_s >= 0.0) || !(s->threshold_s >= 0.0) || (unsigned)s->vantage >= TAPO_VANTAGE_COUNT)
         abort();
 }
 
@@ -72,7 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tapo_packet p;
     uint32_t last_frame = 0;
     while (tapo_stream_next(&r, &p)) {
-        tapo_conv_process(&conv, &p, &cfg, new_record, records);
+        tapo_stall_record *rec = tapo_conv_process(&conv, &p, &cfg, &tapo_heap_records);
+        if (rec)
+            g_ptr_array_add(records, rec);
         last_frame = p.frame > last_frame ? p.frame : last_frame;
     }
     tapo_conv_summary sum;

@@ -24,15 +24,9 @@ void tb_free(tb *b)
         g_free(b->records[i]);
 }
 
-static tapo_stall_record *alloc_record(void *ctx)
-{
-    (void)ctx;
-    return g_new0(tapo_stall_record, 1);
-}
-
 static uint32_t feed(tb *b, const tapo_packet *p)
 {
-    tapo_stall_record *rec = tapo_conv_process(&b->conv, p, &b->cfg, alloc_record, NULL);
+    tapo_stall_record *rec = tapo_conv_process(&b->conv, p, &b->cfg, &tapo_heap_records);
     b->records[p->frame] = rec;
     b->last = *p;
     return p->frame;

@@ -11,6 +11,7 @@
 #define TAPO_PACKET_BUILDER_H
 
 #include "conversation.h"
+#include "verdict.h"
 
 #define CLIENT 0
 #define SERVER 1

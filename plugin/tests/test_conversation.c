@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "packet_builder.h"
+#include "sender_choice.h"
 
 #define MSS TB_MSS
 #define SEG(i) (1 + (uint32_t)(i) * MSS)   /* relative seq of the server's i-th segment */
@@ -89,8 +90,8 @@ static void test_application_stalls(void)
     assert_both(&b, bye, TAPO_CAUSE_CLIENT_IDLE);
     g_assert_cmpuint(tb_stall_count(&b), ==, 4);
     const tapo_stall_view *rec = tb_record(&b, think);
-    g_assert_cmpuint(rec->snap.prev_frame, ==, think - 1);
-    g_assert_cmpfloat_with_epsilon(rec->snap.duration_s, 0.56, 1e-9);
+    g_assert_cmpuint(rec->facts_final.prev_frame, ==, think - 1);
+    g_assert_cmpfloat_with_epsilon(rec->facts_final.duration_s, 0.56, 1e-9);
     g_assert_cmpfloat_with_epsilon(rec->snap.threshold_s, 0.1996, 1e-9);
     g_assert_cmpint(tb_verdict(&b, think, true).file_pos, ==, TAPO_FILE_POS_HEAD);
     tb_free(&b);
@@ -469,7 +470,7 @@ static void test_capture_duplicates_by_ip_id(void)
     client_ack(&b, 0.2006, SEG(1));                     /* a duplicate ACK */
     tb_repeat_last(&b, 0.2009);                         /* the same frame again: not another */
     client_ack(&b, 0.201, SEG(1));                      /* new ID: a second duplicate ACK */
-    g_assert_cmpuint(b.conv.ep[SERVER].dupacks, ==, 2);
+    g_assert_cmpuint(b.conv.ep[SERVER].tx.dupacks, ==, 2);
     uint32_t rto = server_seg(&b, 0.6, 1);
     uint32_t copy = tb_repeat_last(&b, 0.6001);
     g_assert_false(tb_is_stall(&b, copy));
@@ -502,8 +503,8 @@ static void test_time_going_backwards(void)
     tb_ack(&b, SERVER, 0.45, 1 + REQ, 1, WIN);        /* stamped earlier */
     uint32_t resp = server_seg(&b, 1.0, 0);
     const tapo_stall_view *rec = tb_record(&b, resp);
-    g_assert_cmpuint(rec->snap.prev_frame, ==, latest);
-    g_assert_cmpfloat_with_epsilon(rec->snap.duration_s, 0.5, 1e-9);
+    g_assert_cmpuint(rec->facts_final.prev_frame, ==, latest);
+    g_assert_cmpfloat_with_epsilon(rec->facts_final.duration_s, 0.5, 1e-9);
     tb_free(&b);
 }
 
@@ -630,12 +631,6 @@ static void test_dsack_above_ack(void)
     tb_free(&b);
 }
 
-static tapo_stall_record *new_record(void *ctx)
-{
-    (void)ctx;
-    return g_new0(tapo_stall_record, 1);
-}
-
 /* Many packets and no ACKs (one direction of asymmetric routing): the
  * state stays bounded; a reset frees it. */
 static void test_state_bounded(void)
@@ -656,15 +651,15 @@ static void test_state_bounded(void)
         p.flags = TAPO_TCP_ACK;
         p.window = WIN;
         p.window_scale_known = true;
-        tapo_stall_record *rec = tapo_conv_process(&b.conv, &p, &b.cfg, new_record, NULL);
+        tapo_stall_record *rec = tapo_conv_process(&b.conv, &p, &b.cfg, &tapo_heap_records);
         if (rec)
             g_ptr_array_add(records, rec);
-        g_assert_cmpuint(tapo_sb_size(&b.conv.ep[SERVER].sb), <=, TAPO_SB_MAX_SEGMENTS + 1);
-        g_assert_cmpuint(tapo_hs_open_count(&b.conv.ep[SERVER].hs), <=, TAPO_HINDSIGHT_MAX_OPEN);
+        g_assert_cmpuint(tapo_sb_size(&b.conv.ep[SERVER].tx.sb), <=, TAPO_SB_MAX_SEGMENTS + 1);
+        g_assert_cmpuint(tapo_hs_open_count(&b.conv.ep[SERVER].tx.hs), <=, TAPO_HINDSIGHT_MAX_OPEN);
     }
     tb_packet(&b, CLIENT, 1e4, 1, 1, 0, TAPO_TCP_RST, 0, 0, NULL);
-    g_assert_cmpuint(tapo_sb_size(&b.conv.ep[SERVER].sb), ==, 0);
-    g_assert_cmpuint(tapo_hs_open_count(&b.conv.ep[SERVER].hs), ==, 0);
+    g_assert_cmpuint(tapo_sb_size(&b.conv.ep[SERVER].tx.sb), ==, 0);
+    g_assert_cmpuint(tapo_hs_open_count(&b.conv.ep[SERVER].tx.hs), ==, 0);
     g_assert_cmpuint(records->len, >, TAPO_HINDSIGHT_MAX_OPEN);
     tb_free(&b);
     g_ptr_array_free(records, TRUE);
@@ -676,7 +671,7 @@ static void test_unreadable_header(void)
     tb b;
     start(&b, 5000000);
     tapo_packet p = { .frame = 4, .time_s = 2.0, .from = CLIENT, .header_valid = false };
-    tapo_stall_record *rec = tapo_conv_process(&b.conv, &p, &b.cfg, new_record, NULL);
+    tapo_stall_record *rec = tapo_conv_process(&b.conv, &p, &b.cfg, &tapo_heap_records);
     g_assert_nonnull(rec);
     b.records[4] = rec;
     b.frame = 4;

@@ -172,7 +172,7 @@ static void test_restart_on_the_same_ports(void)
     g_assert_cmpint(cause_of(&b, think, true), ==, TAPO_CAUSE_DATA_UNAVAILABLE);
     const tapo_stall_view *view = tb_record(&b, think);
     g_assert_cmpuint(view->snap.packets_out, ==, 0);
-    g_assert_cmpfloat_with_epsilon(view->snap.duration_s, 5.6 - 5.101, 1e-9);
+    g_assert_cmpfloat_with_epsilon(view->facts_final.duration_s, 5.6 - 5.101, 1e-9);
     tb_free(&b);
 }
 

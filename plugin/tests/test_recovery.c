@@ -63,11 +63,16 @@ static void test_probe(void)
     g_assert_cmpint(tapo_retx_trigger(&c), ==, TAPO_TRIGGER_TIMEOUT);
 }
 
+#define UNCOUNTED (-1)   /* no IP IDs to count unseen packets */
+
 static tapo_unseen_estimate unseen(const tapo_retx_clues *c, double since_armed_s, int32_t counted,
                                    bool original_new)
 {
-    tapo_unseen_clues u = { .original_new = original_new, .unseen_packets = counted,
-                            .since_armed_s = since_armed_s };
+    tapo_unseen_clues u = {
+        .original_new = original_new,
+        .unseen_packets = counted == UNCOUNTED ? tapo_opt_count_none() : tapo_opt_count_of((uint32_t)counted),
+        .since_armed_s = since_armed_s,
+    };
     tapo_unseen_estimate e;
     tapo_retx_unseen(c, &u, tapo_retx_trigger(c), &e);
     return e;
@@ -78,18 +83,18 @@ static tapo_unseen_estimate unseen(const tapo_retx_clues *c, double since_armed_
 static void test_unseen_by_timer_schedule(void)
 {
     tapo_retx_clues c = clues(0.3, 0);
-    tapo_unseen_estimate e = unseen(&c, 0.3, -1, false);
+    tapo_unseen_estimate e = unseen(&c, 0.3, UNCOUNTED, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 0);
     g_assert_true(e.inferred & TAPO_INFERRED_BY_TIMING);
     g_assert_false(e.inferred & TAPO_INFERRED_RETX_LOST);
     c.silence_s = 0.9;
-    e = unseen(&c, 0.9, -1, false);
+    e = unseen(&c, 0.9, UNCOUNTED, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 1);
     g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_TIMEOUT);
     g_assert_true(e.inferred & TAPO_INFERRED_RETX_LOST);
     /* RTO + 2 RTO + 4 RTO = 2.1 s: two lost. */
     c.silence_s = 2.1;
-    e = unseen(&c, 2.1, -1, false);
+    e = unseen(&c, 2.1, UNCOUNTED, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 2);
 }
 
@@ -99,12 +104,12 @@ static void test_unseen_by_timer_schedule(void)
 static void test_unseen_fast_retransmission(void)
 {
     tapo_retx_clues c = clues(0.3, 4);
-    tapo_unseen_estimate e = unseen(&c, 0.3, -1, false);
+    tapo_unseen_estimate e = unseen(&c, 0.3, UNCOUNTED, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 1);
     g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_FAST);
     /* Not when the original itself is first seen now: the signals then
      * concern data the sender had not yet resent. */
-    e = unseen(&c, 0.3, -1, true);
+    e = unseen(&c, 0.3, UNCOUNTED, true);
     g_assert_cmpuint(e.lost_retransmissions, ==, 0);
 }
 

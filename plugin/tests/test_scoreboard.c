@@ -175,7 +175,8 @@ static void test_ack_rtt_candidate(void)
     tapo_sb_feedback fb;
     tapo_sb_ack(&sb, 3001, MSS, NULL, &fb);
     g_assert_false(fb.retransmitted_delivered);
-    g_assert_cmpfloat_with_epsilon(fb.earliest_tx_s, 0.0, 1e-12);
+    g_assert_true(fb.earliest_tx.known);
+    g_assert_cmpfloat_with_epsilon(fb.earliest_tx.s, 0.0, 1e-12);
     g_assert_cmpint(fb.newly_delivered, ==, 3 * MSS);
     tapo_sb_destroy(&sb);
 }

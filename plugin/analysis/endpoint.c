@@ -1,0 +1,111 @@
+/* endpoint.c: see endpoint.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "endpoint.h"
+
+#include <math.h>
+#include <string.h>
+
+void tapo_endpoint_init(tapo_endpoint *e, const tapo_config *cfg)
+{
+    memset(e, 0, sizeof *e);
+    tapo_sender_init(&e->tx);
+    tapo_rtt_init(&e->rtt, cfg->rto_initial_s);
+}
+
+void tapo_endpoint_destroy(tapo_endpoint *e)
+{
+    tapo_sender_destroy(&e->tx);
+}
+
+tapo_vantage tapo_endpoint_vantage(const tapo_endpoint *self, const tapo_endpoint *peer,
+                                   const tapo_config *cfg, tapo_basis *basis)
+{
+    if (cfg->vantage_mode != TAPO_VANTAGE_MODE_AUTO) {
+        *basis = TAPO_BASIS_PREFERENCE;
+        return cfg->vantage_mode == TAPO_VANTAGE_MODE_RECEIVER ? TAPO_VANTAGE_RECEIVER
+             : cfg->vantage_mode == TAPO_VANTAGE_MODE_MIDDLE ? TAPO_VANTAGE_MIDDLE
+             : TAPO_VANTAGE_SENDER;
+    }
+    return tapo_vantage_infer(&self->turn, &peer->turn, basis);
+}
+
+const tapo_distance *tapo_endpoint_distance(tapo_endpoint *self, const tapo_endpoint *peer,
+                                            const tapo_config *cfg, uint32_t turn_version)
+{
+    if (self->distance_version == turn_version)
+        return &self->distance;
+    tapo_distance d = { 0 };
+    tapo_basis basis;
+    d.away = tapo_endpoint_vantage(self, peer, cfg, &basis) != TAPO_VANTAGE_SENDER;
+    d.known = !d.away || self->turn.samples > 0;
+    if (d.away && d.known) {
+        d.round_trip_min_s = self->turn.min_s;
+        d.round_trip_now_s = tapo_turn_recent(&self->turn);
+    }
+    self->distance = d;
+    self->distance_version = turn_version;
+    return &self->distance;
+}
+
+double tapo_placement_margin(const tapo_distance *d)
+{
+    return fmax(TAPO_PLACEMENT_MARGIN_S, TAPO_PLACEMENT_MARGIN_SHARE * d->round_trip_min_s);
+}
+
+/* Causality: p was sent after self received what p acknowledges or
+ * echoes, so not before those packets were seen.  Estimates of the
+ * distance are minima and jitter; this keeps an answer after its
+ * question. */
+static tapo_opt_s answered_since(const tapo_endpoint *peer, const tapo_packet *p)
+{
+    tapo_opt_s since = tapo_opt_s_none();
+    if (!p->header_valid)
+        return since;
+    if (p->flags & TAPO_TCP_ACK)
+        since = tapo_sender_all_acked_seen(&peer->tx, p->ack_raw);
+    double echoed;
+    if (p->has_timestamps && tapo_ts_first_seen(&peer->ts, p->tsecr, &echoed))
+        since = tapo_opt_s_of(since.known ? fmax(since.s, echoed) : echoed);
+    return since;
+}
+
+double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *peer,
+                               const tapo_packet *p, const tapo_distance *d)
+{
+    if (!d->away || !d->known)
+        return p->time_s;
+    tapo_opt_s queued = tapo_opt_s_none();
+    if (p->has_timestamps)
+        queued = tapo_ts_clock_delay(&self->ts_clock, p->tsval, p->time_s);
+    if (!queued.known)
+        queued = tapo_opt_s_of(d->round_trip_now_s - d->round_trip_min_s);
+    double t = p->time_s - d->round_trip_min_s - queued.s;
+    tapo_opt_s since = answered_since(peer, p);
+    return since.known ? fmax(t, since.s) : t;
+}
+
+/* Random IDs land within TAPO_IP_ID_MAX_UNSEEN of the previous one once in
+ * a thousand, so a small step is evidence by itself until enough steps
+ * show whether this endpoint numbers one by one (a host-wide counter, as
+ * some stacks keep, moves by more). */
+tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, uint16_t id)
+{
+    if (id == 0)
+        return tapo_opt_count_none();   /* no ID (IPv6), or a stack that leaves it 0 */
+    tapo_ip_ids *ids = &e->ip_ids;
+    tapo_opt_count unseen = tapo_opt_count_none();
+    if (ids->seen) {
+        uint16_t step = (uint16_t)(id - ids->last);
+        bool sequential = ids->steps < TAPO_IP_ID_MIN_STEPS ||
+                          ids->unit_steps >= TAPO_IP_ID_SEQUENTIAL_SHARE * ids->steps;
+        if (sequential && step >= 1 && step <= TAPO_IP_ID_MAX_UNSEEN)
+            unseen = tapo_opt_count_of(step - 1u);
+        ids->steps++;
+        ids->unit_steps += step == 1;
+    }
+    ids->seen = true;
+    ids->last = id;
+    return unseen;
+}

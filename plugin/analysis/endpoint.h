@@ -1,0 +1,100 @@
+/* endpoint.h: one side of a TCP connection, as Wireshark's packet-tcp keeps
+ * a tcp_flow_t per direction: what it sends (its sender state and RTT
+ * estimator), how fast it answers (its turnarounds, vantage.h), its clocks
+ * (its TCP timestamps, and the connection's packets on its timeline as a
+ * sender) and how it numbers its IPv4 packets.
+ *
+ * A connection holds two.  Each packet is handled with the endpoint that
+ * sent it ("self") and the other ("peer"); either may be the analysed
+ * sender of a stall (spec section 1).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_ENDPOINT_H
+#define TAPO_ENDPOINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "optional.h"
+#include "packet_input.h"
+#include "rtt_estimator.h"
+#include "sender_clock.h"
+#include "sender_state.h"
+#include "ts_clock.h"
+#include "vantage.h"
+
+/* An endpoint numbers its packets one by one (IPv4 IDs) when at least this
+ * share of its consecutive packets seen differ by one... */
+#define TAPO_IP_ID_SEQUENTIAL_SHARE 0.8
+/* ...over at least this many steps, count; */
+#define TAPO_IP_ID_MIN_STEPS 4
+/* and a larger jump says nothing about packets lost, count. */
+#define TAPO_IP_ID_MAX_UNSEEN 64
+
+/* How precisely a sender packet is placed on its sender's timeline away
+ * from the sender: a TSval tick, or a share of the round trip (jitter). */
+#define TAPO_PLACEMENT_MARGIN_S 0.002
+#define TAPO_PLACEMENT_MARGIN_SHARE 0.1
+
+/* How one endpoint numbers its IPv4 packets. */
+typedef struct tapo_ip_ids {
+    bool seen;                    /* an ID was seen */
+    uint16_t last;                /* the latest ID */
+    uint32_t steps;               /* consecutive pairs seen, count */
+    uint32_t unit_steps;          /* of which differed by one, count */
+} tapo_ip_ids;
+
+/* How far the capture point is from an endpoint as the sender
+ * (sender_clock.h). */
+typedef struct tapo_distance {
+    bool away;                    /* the capture is not at the sender */
+    bool known;                   /* the round trip to the sender was measured */
+    double round_trip_min_s;      /* capture point -> sender -> capture point, least delayed, seconds */
+    double round_trip_now_s;      /* the same with the current queueing, seconds */
+} tapo_distance;
+
+typedef struct tapo_endpoint {
+    tapo_sender tx;               /* what it sends (sender_state.h) */
+    tapo_rtt rtt;                 /* its RTT estimator, on its own timeline */
+    tapo_rtt_history rtt_history; /* the estimator's recent states */
+    tapo_sender_clock clock;      /* the connection's packets on its timeline as a sender */
+    tapo_turnaround turn;         /* how long it takes to answer, as the capture point sees it */
+    tapo_ts_history ts;           /* TSvals it sent */
+    tapo_ts_clock ts_clock;       /* its TSval clock */
+    tapo_ip_ids ip_ids;           /* its IPv4 IDs */
+    tapo_distance distance;       /* from it as the sender to the capture point... */
+    uint32_t distance_version;    /* ...as of this version of the connection's turnarounds (0: never) */
+    uint16_t port;                /* its TCP port */
+} tapo_endpoint;
+
+void tapo_endpoint_init(tapo_endpoint *e, const tapo_config *cfg);
+void tapo_endpoint_destroy(tapo_endpoint *e);
+
+/* Where the capture was taken with self as the sender, and how that was
+ * decided. */
+tapo_vantage tapo_endpoint_vantage(const tapo_endpoint *self, const tapo_endpoint *peer,
+                                   const tapo_config *cfg, tapo_basis *basis);
+
+/* How far the capture point is from self as the sender.  It changes only
+ * with the turnarounds: turn_version counts them (the connection's), and
+ * the answer is kept until it moves (asked several times a packet). */
+const tapo_distance *tapo_endpoint_distance(tapo_endpoint *self, const tapo_endpoint *peer,
+                                            const tapo_config *cfg, uint32_t turn_version);
+
+/* Placing a sender packet on its timeline away from the sender is accurate
+ * to a TSval tick and the path's jitter, seconds. */
+double tapo_placement_margin(const tapo_distance *d);
+
+/* When self sent p, on its own timeline: a round trip before it was seen,
+ * plus whatever queueing it met on the way (from its TSval clock, else the
+ * path's current queueing), and never before what p answers was seen. */
+double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *peer,
+                               const tapo_packet *p, const tapo_distance *d);
+
+/* Sender packets never captured since the previous one seen, from IPv4
+ * IDs numbered one by one; updates the endpoint's ID history. */
+tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, uint16_t ip_id);
+
+#endif /* TAPO_ENDPOINT_H */

@@ -1,0 +1,91 @@
+/* stall_build.c: see stall_build.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "stall_build.h"
+
+/* The sender's own packet. */
+static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_facts *facts)
+{
+    const tapo_tx_info *tx = in->tx;
+    tapo_cur *cur = &snap->cur;
+    bool resent = tx->kind == TAPO_TX_RETRANSMISSION;
+    cur->dir = TAPO_DIR_OUT;
+    cur->new_data = tx->new_data;
+    cur->retransmission = resent && !tx->handshake;
+    cur->handshake_retransmission = resent && tx->handshake;
+    cur->window_probe = tx->kind == TAPO_TX_WINDOW_PROBE;
+    cur->retrans_count = resent ? tx->retrans_count : 0;
+    cur->first_retrans = resent ? tx->first_retrans : TAPO_TRIGGER_NONE;
+    cur->trigger = resent ? tx->trigger : TAPO_TRIGGER_NONE;
+    cur->segs_sent_after = tx->segs_sent_after;
+    cur->data_offset = tx->data_offset;
+    cur->orig_frame = tx->orig_frame;
+    cur->first_retx_frame = tx->first_retx_frame;
+    cur->loss_signal_frame = tx->signal_frame;
+    if (in->away && tx->new_data && snap->packets_out == 0)
+        snap->inferred |= TAPO_INFERRED_DELAY_UNSEEN;
+    if (!resent)
+        return;
+    /* What the retransmission revealed about the sender at the stall's
+     * start, when the capture point is away from it. */
+    snap->inferred |= tx->inferred;
+    if (tx->acks_late)
+        snap->packets_out = tx->packets_out_at_sender;
+    snap->packets_out += tx->unseen_segments;
+    if (tx->unseen_segments && tx->original_new)
+        facts->had_more_data = tx->original_hints_more;
+    if (tx->lost_before) {
+        /* The lost retransmission was outstanding when the timer fired. */
+        snap->retrans_out += tx->lost_segments;
+        if (tx->first_retrans == TAPO_TRIGGER_FAST)
+            snap->ca_state = TAPO_CA_RECOVERY;
+        else if (tx->first_retrans == TAPO_TRIGGER_TIMEOUT)
+            snap->ca_state = TAPO_CA_LOSS;
+    }
+    tapo_cur_reveals reveals = tapo_tx_reveals(tx);
+    tapo_facts_add_cur(facts, &reveals);
+}
+
+/* A packet from the sender's peer. */
+static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_facts *facts)
+{
+    const tapo_tx_info *peer_tx = in->tx;
+    tapo_cur *cur = &snap->cur;
+    bool resent = peer_tx->kind == TAPO_TX_RETRANSMISSION;
+    cur->dir = TAPO_DIR_IN;
+    cur->handshake_retransmission = resent && peer_tx->handshake;
+    cur->receiver_retransmission = resent && !peer_tx->handshake;
+    cur->data_offset = in->bytes_sent;
+    /* A window update that ends the stall is known at the packet itself. */
+    if (in->window_opened && snap->window_closed_frame != 0)
+        facts->window_open_frame = in->frame;
+}
+
+/* Whether the gap is a stall (spec section 3): above the threshold and the
+ * minimum duration, or any retransmission a timer produced, whatever
+ * rounding of its gap.  The minimum duration filters timestamp jitter; a
+ * timer that fired is no jitter (on a LAN a tail-loss probe leaves after a
+ * few milliseconds of silence). */
+static bool ends_stall(const tapo_snapshot *snap, double gap_s, const tapo_config *cfg)
+{
+    const tapo_cur *cur = &snap->cur;
+    bool timer = (cur->dir == TAPO_DIR_OUT && cur->retransmission &&
+                  (cur->trigger == TAPO_TRIGGER_TIMEOUT || cur->trigger == TAPO_TRIGGER_PROBE)) ||
+                 cur->handshake_retransmission;
+    return timer || (gap_s > snap->threshold_s && gap_s >= cfg->min_stall_s);
+}
+
+void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_facts,
+                      const tapo_cur_input *cur, const tapo_config *cfg, tapo_stall_view *out)
+{
+    out->snap = *before;
+    out->facts_at_packet = *before_facts;
+    if (cur->own)
+        describe_own(cur, &out->snap, &out->facts_at_packet);
+    else
+        describe_peer(cur, &out->snap, &out->facts_at_packet);
+    out->snap.cur.payload = cur->payload;
+    out->bytes_at_packet = cur->bytes_sent;
+    out->stalled = ends_stall(&out->snap, before_facts->duration_s, cfg);
+}

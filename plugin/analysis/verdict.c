@@ -1,0 +1,35 @@
+/* verdict.c: see verdict.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "verdict.h"
+
+#include <math.h>
+
+#include "classifier.h"
+#include "sender_choice.h"
+
+bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *rec,
+                       const tapo_config *cfg, bool final, tapo_verdict *v)
+{
+    tapo_basis basis = rec->sender_basis_at_packet;
+    int sender = final ? tapo_conv_sender(sum, cfg, rec, &basis) : rec->sender_at_packet;
+    const tapo_stall_view *view = &rec->view[sender];
+    const tapo_facts *facts = final ? &view->facts_final : &view->facts_at_packet;
+    if (!view->stalled || facts->revoked)
+        return false;
+    *v = tapo_classify(&view->snap, facts, cfg);
+    v->duration_s = facts->duration_s;
+    v->prev_frame = facts->prev_frame;
+    v->final = final;
+    v->sender = sender;
+    v->sender_basis = basis;
+    v->sender_role_known = sum->initiator.known;
+    v->sender_role = sender == sum->initiator.e ? TAPO_ROLE_INITIATOR : TAPO_ROLE_RESPONDER;
+    v->view = view;
+    v->facts = facts;
+    uint64_t total = final ? sum->payload_bytes[sender] : view->bytes_at_packet;
+    double position = total ? (double)view->snap.cur.data_offset / (double)total : 0.0;
+    v->position = fmin(1.0, position);
+    return true;
+}
