@@ -1,6 +1,6 @@
 /* run.h: one run of the batch analyser: the captures read in order (or
- * merged by time), every TCP segment dispatched to the worker that owns its
- * connection (a hash of the endpoints), and what the workers write out.
+ * merged by time), every connection analysed by the worker it hashes to
+ * (its endpoints), and what the workers write out.
  *
  * Captures are independent by default, as if analysed one by one (each
  * with its own clock, its connections ended at its end): then a run over
@@ -23,7 +23,7 @@
 
 typedef struct tapo_run_options {
     char **files;                     /* NULL-terminated */
-    int jobs;                         /* worker threads; 1: none, the reader analyses */
+    int jobs;                         /* workers; 1: the calling thread alone (also for inputs readable once) */
     bool merge_by_time;               /* simultaneous parts of one capture: interleaved by timestamp */
     bool continuous;                  /* consecutive parts of one capture: connections go on from file to file */
     tapo_config cfg;

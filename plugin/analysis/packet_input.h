@@ -1,7 +1,10 @@
 /* packet_input.h: what the analysis needs to know about one TCP segment.
  *
- * The Wireshark glue fills this from the fields the TCP dissector parsed;
- * unit tests fill it by hand.  Nothing here depends on Wireshark.
+ * The frames library (plugin/frames/flow_identity.h) fills it from a
+ * frame's bytes, in the plugin and in the batch analyser alike, with what
+ * Wireshark's TCP dissector would derive (window scaling, keep-alives and
+ * zero-window probes); unit tests fill it by hand.  Nothing here depends
+ * on Wireshark.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -1,6 +1,11 @@
-/* capture.h: reading capture files: pcap and pcapng with libpcap (fast),
- * every other format tshark reads (snoop, ..., gzip-compressed files too)
- * with Wireshark's own wiretap, with the same frame numbers as tshark.
+/* capture.h: reading capture files frame by frame, with the frame numbers
+ * and relative times tshark gives them: classic pcap files are mapped into
+ * memory and read in place (pcap_file.c); every other format Wireshark
+ * reads (pcapng with any mix of interfaces, snoop, compressed files, ...)
+ * goes through Wireshark's own wiretap.
+ *
+ * The batch analyser reads its inputs with it, and the plugin reads the
+ * open capture ahead of Wireshark when it needs the whole of it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -27,7 +32,8 @@ typedef struct tapo_frame {
     uint32_t len;                /* bytes on the wire */
 } tapo_frame;
 
-/* Once per program, before the first open. */
+/* Once per program that has not initialised wiretap itself (the batch
+ * analyser; Wireshark has, for the plugin). */
 void tapo_capture_init(void);
 
 /* NULL and an error naming the file when it cannot be read. */
@@ -38,5 +44,19 @@ tapo_capture *tapo_capture_open(const char *path, GError **error);
 bool tapo_capture_next(tapo_capture *c, tapo_frame *f, GError **error);
 
 void tapo_capture_close(tapo_capture *c);
+
+/* Times since a capture's first frame, computed as Wireshark computes
+ * frame.time_relative (exact nanoseconds, then a double), so that gaps are
+ * the same everywhere. */
+typedef struct tapo_rel_clock {
+    bool started;
+    int64_t origin_sec;               /* the first frame with a time */
+    int32_t origin_nsec;
+    double last_s;                    /* the latest relative time given, seconds */
+} tapo_rel_clock;
+
+/* The frame's time since the first frame with a time (frames without a
+ * time get the previous one's). */
+double tapo_rel_time(tapo_rel_clock *k, const tapo_frame *f);
 
 #endif /* TAPO_CAPTURE_H */

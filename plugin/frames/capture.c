@@ -1,25 +1,22 @@
 /* capture.c: see capture.h.
  *
- * pcap and pcapng files are read with libpcap, which costs a few dozen
- * instructions a packet where wiretap spends several hundred creating and
- * freeing a block per record; anything libpcap does not open (snoop,
- * compressed files, other formats) goes to wiretap.  Both count frames as
- * tshark does.  This is also the only place that knows Wiretap's API moved
- * between Wireshark versions: wtap_read() lost its Buffer in 4.6, where the
- * bytes live in the record.
+ * wiretap spends several hundred instructions a record creating and
+ * freeing it; a mapped classic pcap file costs a few dozen (pcap_file.c).
+ * This is also the only place that knows wiretap's API moved between
+ * Wireshark versions: wtap_read() lost its Buffer in 4.6, where the bytes
+ * live in the record.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "capture.h"
 
-#include <pcap/pcap.h>
-
 #include <wireshark.h>
 #include <ws_version.h>
-#include <wiretap/pcap-encap.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
 #include <wsutil/wslog.h>
+
+#include "pcap_file.h"
 
 #define TAPO_WS_AT_LEAST(major, minor) \
     (WIRESHARK_VERSION_MAJOR > (major) || \
@@ -28,8 +25,7 @@
 
 struct tapo_capture {
     char *path;
-    pcap_t *pcap;                     /* pcap and pcapng: libpcap; else NULL */
-    int pcap_encap;                   /* its link type as WTAP_ENCAP_* */
+    tapo_pcap_file pcap;              /* classic pcap, mapped; else pcap.map is NULL */
     wtap *wth;                        /* other formats: wiretap */
     wtap_rec rec;
 #if !TAPO_WS_AT_LEAST(4, 6)
@@ -48,48 +44,15 @@ void tapo_capture_init(void)
     wtap_init(false);
 }
 
-static tapo_capture *open_with_libpcap(const char *path)
-{
-    char errbuf[PCAP_ERRBUF_SIZE];
-    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (!p)
-        return NULL;
-    tapo_capture *c = g_new0(tapo_capture, 1);
-    c->path = g_strdup(path);
-    c->pcap = p;
-    c->pcap_encap = wtap_pcap_encap_to_wtap_encap(pcap_datalink(p));
-    return c;
-}
-
-static bool next_with_libpcap(tapo_capture *c, tapo_frame *f, GError **error)
-{
-    struct pcap_pkthdr *h;
-    const u_char *data;
-    int r = pcap_next_ex(c->pcap, &h, &data);
-    if (r != 1) {
-        if (r == PCAP_ERROR)
-            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: after frame %u: %s", c->path,
-                        c->frames, pcap_geterr(c->pcap));
-        return false;
-    }
-    f->number = ++c->frames;
-    f->is_packet = true;
-    f->has_time = true;
-    f->time_sec = (int64_t)h->ts.tv_sec;
-    f->time_nsec = (int32_t)h->ts.tv_usec;   /* nanoseconds: opened with nanosecond precision */
-    f->time_s = (double)h->ts.tv_sec + h->ts.tv_usec / 1e9;
-    f->encap = c->pcap_encap;
-    f->data = data;
-    f->caplen = h->caplen;
-    f->len = h->len;
-    return true;
-}
-
 tapo_capture *tapo_capture_open(const char *path, GError **error)
 {
-    tapo_capture *fast = open_with_libpcap(path);
-    if (fast)
-        return fast;
+    tapo_pcap_file pcap;
+    if (tapo_pcap_file_open(&pcap, path)) {
+        tapo_capture *c = g_new0(tapo_capture, 1);
+        c->path = g_strdup(path);
+        c->pcap = pcap;
+        return c;
+    }
     int err = 0;
     char *err_info = NULL;
     wtap *wth = wtap_open_offline(path, WTAP_TYPE_AUTO, &err, &err_info, false);
@@ -113,8 +76,8 @@ tapo_capture *tapo_capture_open(const char *path, GError **error)
 
 bool tapo_capture_next(tapo_capture *c, tapo_frame *f, GError **error)
 {
-    if (c->pcap)
-        return next_with_libpcap(c, f, error);
+    if (c->pcap.map)
+        return tapo_pcap_file_next(&c->pcap, c->path, f, error);
     int err = 0;
     char *err_info = NULL;
     int64_t offset;
@@ -150,8 +113,8 @@ void tapo_capture_close(tapo_capture *c)
 {
     if (!c)
         return;
-    if (c->pcap) {
-        pcap_close(c->pcap);
+    if (c->pcap.map) {
+        tapo_pcap_file_close(&c->pcap);
         g_free(c->path);
         g_free(c);
         return;
@@ -163,4 +126,23 @@ void tapo_capture_close(tapo_capture *c)
 #endif
     g_free(c->path);
     g_free(c);
+}
+
+double tapo_rel_time(tapo_rel_clock *k, const tapo_frame *f)
+{
+    if (!k->started && f->has_time) {
+        k->origin_sec = f->time_sec;
+        k->origin_nsec = f->time_nsec;
+        k->started = true;
+    }
+    if (!f->has_time || !k->started)
+        return k->last_s;
+    int64_t sec = f->time_sec - k->origin_sec;
+    int64_t nsec = (int64_t)f->time_nsec - k->origin_nsec;
+    if (nsec < 0) {
+        sec--;
+        nsec += 1000000000;
+    }
+    k->last_s = (double)sec + (double)nsec / 1e9;
+    return k->last_s;
 }
