@@ -211,9 +211,7 @@ static void handle(worker *w, input *in, run_clock *k)
     }
     if (decoded == TAPO_DECODE_TCP || decoded == TAPO_DECODE_QUOTED) {
         tapo_table_tick(&w->table, k->clock_s);
-        tapo_endpoints key;
-        tapo_endpoints_canonical(&seg.ends, &key);
-        if (w->count > 1 && tapo_endpoints_hash(&key) % w->count != w->index)
+        if (w->count > 1 && tapo_endpoints_either_way_hash(&seg.ends) % w->count != w->index)
             return;   /* another worker's connection */
         if (decoded == TAPO_DECODE_QUOTED) {
             tapo_table_quoted(&w->table, &seg);

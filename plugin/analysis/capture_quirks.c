@@ -17,21 +17,31 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h ^ (h >> 31);
 }
 
-uint64_t tapo_packet_fingerprint(const tapo_packet *p)
+tapo_seen_packet tapo_seen(const tapo_packet *p)
 {
-    uint64_t h = mix((uint64_t)p->seq_raw << 32 | p->ack_raw, (uint64_t)p->payload_len << 32 | p->window);
-    h = mix(h, (uint64_t)p->from << 40 | (uint64_t)p->flags << 24 | (uint64_t)p->ip_id << 8 | p->sack_count);
+    tapo_seen_packet s = {
+        .time_s = p->time_s, .seq_raw = p->seq_raw, .ack_raw = p->ack_raw, .payload_len = p->payload_len,
+        .window = p->window, .ip_id = p->ip_id, .flags = p->flags, .from = (uint8_t)p->from,
+        .sack_count = p->sack_count,
+    };
     for (unsigned i = 0; i < p->sack_count && i < TAPO_MAX_SACK_BLOCKS; i++)
-        h = mix(h, (uint64_t)p->sack_left_raw[i] << 32 | p->sack_right_raw[i]);
-    return h;
+        s.sack_digest = mix(s.sack_digest, (uint64_t)p->sack_left_raw[i] << 32 | p->sack_right_raw[i]);
+    return s;
 }
 
-bool tapo_quirks_is_duplicate(const tapo_capture_quirks *q, const tapo_packet *p, uint64_t fingerprint)
+static bool same_header(const tapo_seen_packet *a, const tapo_seen_packet *b)
+{
+    return a->seq_raw == b->seq_raw && a->ack_raw == b->ack_raw && a->payload_len == b->payload_len &&
+           a->window == b->window && a->ip_id == b->ip_id && a->flags == b->flags && a->from == b->from &&
+           a->sack_count == b->sack_count && a->sack_digest == b->sack_digest;
+}
+
+bool tapo_quirks_is_duplicate(const tapo_capture_quirks *q, const tapo_seen_packet *p)
 {
     double window = p->ip_id ? TAPO_DUPLICATE_WINDOW_ID_S : TAPO_DUPLICATE_WINDOW_S;
     for (unsigned k = 0; k < q->ring.count; k++) {
         const tapo_seen_packet *seen = &q->recent[k];
-        if (seen->fingerprint == fingerprint && fabs(p->time_s - seen->time_s) < window)
+        if (same_header(seen, p) && fabs(p->time_s - seen->time_s) < window)
             return true;
     }
     return false;
@@ -48,7 +58,7 @@ void tapo_quirks_note_time(tapo_capture_quirks *q, const tapo_packet *p, tapo_co
     q->started = true;
 }
 
-void tapo_quirks_remember(tapo_capture_quirks *q, const tapo_packet *p, uint64_t fingerprint)
+void tapo_quirks_remember(tapo_capture_quirks *q, const tapo_seen_packet *p)
 {
-    q->recent[tapo_ring_push(&q->ring, TAPO_RECENT_PACKETS)] = (tapo_seen_packet){ p->time_s, fingerprint };
+    q->recent[tapo_ring_push(&q->ring, TAPO_RECENT_PACKETS)] = *p;
 }

@@ -26,12 +26,18 @@
  * counts, with a note. */
 #define TAPO_CLOCK_JUMP_S 86400.0      /* seconds: a day */
 
-/* A packet as the duplicate check compares it: its time and a 64-bit
- * fingerprint of every header field a copy repeats (direction, sequence
- * and ACK numbers, length, flags, window, IP ID, SACK blocks). */
+/* A packet as the duplicate check compares it: every header field a copy
+ * repeats, the SACK blocks as a 64-bit digest. */
 typedef struct tapo_seen_packet {
     double time_s;                    /* capture time, seconds */
-    uint64_t fingerprint;
+    uint32_t seq_raw, ack_raw;
+    uint32_t payload_len;             /* bytes */
+    uint32_t window;                  /* bytes */
+    uint16_t ip_id;
+    uint16_t flags;
+    uint8_t from;
+    uint8_t sack_count;
+    uint64_t sack_digest;             /* 0 without SACK blocks */
 } tapo_seen_packet;
 
 /* What happened to a connection that the user should hear of: counts that
@@ -50,17 +56,17 @@ typedef struct tapo_capture_quirks {
     double latest_time_s;             /* the latest capture time seen, seconds */
 } tapo_capture_quirks;
 
-/* The fingerprint of p (tapo_seen_packet). */
-uint64_t tapo_packet_fingerprint(const tapo_packet *p);
+/* p as the duplicate check compares it. */
+tapo_seen_packet tapo_seen(const tapo_packet *p);
 
-/* p (whose fingerprint is given) is a copy of a frame seen just before. */
-bool tapo_quirks_is_duplicate(const tapo_capture_quirks *q, const tapo_packet *p, uint64_t fingerprint);
+/* p (seen as given) is a copy of a frame seen just before. */
+bool tapo_quirks_is_duplicate(const tapo_capture_quirks *q, const tapo_seen_packet *p);
 
 /* Counts a capture out of time order (a merged file, interfaces read in
  * turn) or whose clock jumped, so that the glue can say so. */
 void tapo_quirks_note_time(tapo_capture_quirks *q, const tapo_packet *p, tapo_conv_events *events);
 
 /* Remembers p for the duplicate check. */
-void tapo_quirks_remember(tapo_capture_quirks *q, const tapo_packet *p, uint64_t fingerprint);
+void tapo_quirks_remember(tapo_capture_quirks *q, const tapo_seen_packet *p);
 
 #endif /* TAPO_CAPTURE_QUIRKS_H */

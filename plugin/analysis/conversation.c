@@ -38,6 +38,7 @@ void tapo_conv_init(tapo_conv *c, const tapo_config *cfg)
     memset(c, 0, sizeof *c);
     tapo_endpoint_init(&c->ep[0], cfg);
     tapo_endpoint_init(&c->ep[1], cfg);
+    c->turn_version = 1;   /* the endpoints' distances (version 0) are not measured yet */
 }
 
 void tapo_conv_destroy(tapo_conv *c)
@@ -76,8 +77,8 @@ tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config
 
 static void add_turnaround(tapo_conv *c, tapo_endpoint *e, double sample_s, tapo_turn_kind kind)
 {
-    tapo_turn_add(&e->turn, sample_s, kind);
-    c->turn_version++;
+    if (tapo_turn_add(&e->turn, sample_s, kind))
+        c->turn_version++;   /* the endpoints' distances are to be measured again */
 }
 
 /* The handshake's turnarounds; and the initiator's first RTT sample, taken
@@ -292,8 +293,8 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
 {
     if (p->from != 0 && p->from != 1)
         return NULL;
-    uint64_t fingerprint = tapo_packet_fingerprint(p);
-    if (tapo_quirks_is_duplicate(&c->quirks, p, fingerprint))
+    tapo_seen_packet seen = tapo_seen(p);
+    if (tapo_quirks_is_duplicate(&c->quirks, &seen))
         return NULL;
     tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[1 - p->from];
     if (!follow_handshake(c, self, peer, p, cfg))
@@ -355,7 +356,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     release_if_over(c, p);
     for (int s = 0; s < 2; s++)
         tapo_clock_note(&c->ep[s].clock, &gaps[s].on_clock);
-    tapo_quirks_remember(&c->quirks, p, fingerprint);
+    tapo_quirks_remember(&c->quirks, &seen);
     c->has_prev = true;
     return rec;
 }

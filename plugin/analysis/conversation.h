@@ -48,7 +48,7 @@ typedef struct tapo_conv {
     tapo_endpoint ep[2];          /* 0 sent the first packet seen */
     tapo_handshake handshake;
     tapo_capture_quirks quirks;
-    uint32_t turn_version;        /* turnarounds added to either endpoint, count (tapo_endpoint_distance) */
+    uint32_t turn_version;        /* changes of either endpoint's turnarounds, from 1 (tapo_endpoint_distance) */
     bool has_prev;                /* a packet was seen before */
     bool rst_seen;                /* a reset ended the connection */
     tapo_conv_events events;

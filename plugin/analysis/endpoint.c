@@ -31,11 +31,9 @@ tapo_vantage tapo_endpoint_vantage(const tapo_endpoint *self, const tapo_endpoin
     return tapo_vantage_infer(&self->turn, &peer->turn, basis);
 }
 
-const tapo_distance *tapo_endpoint_distance(tapo_endpoint *self, const tapo_endpoint *peer,
-                                            const tapo_config *cfg, uint32_t turn_version)
+const tapo_distance *tapo_endpoint_measure_distance(tapo_endpoint *self, const tapo_endpoint *peer,
+                                                    const tapo_config *cfg, uint32_t turn_version)
 {
-    if (self->distance_version == turn_version)
-        return &self->distance;
     tapo_distance d = { 0 };
     tapo_basis basis;
     d.away = tapo_endpoint_vantage(self, peer, cfg, &basis) != TAPO_VANTAGE_SENDER;
@@ -47,11 +45,6 @@ const tapo_distance *tapo_endpoint_distance(tapo_endpoint *self, const tapo_endp
     self->distance = d;
     self->distance_version = turn_version;
     return &self->distance;
-}
-
-double tapo_placement_margin(const tapo_distance *d)
-{
-    return fmax(TAPO_PLACEMENT_MARGIN_S, TAPO_PLACEMENT_MARGIN_SHARE * d->round_trip_min_s);
 }
 
 /* Causality: p was sent after self received what p acknowledges or
@@ -67,7 +60,7 @@ static tapo_opt_s answered_since(const tapo_endpoint *peer, const tapo_packet *p
         since = tapo_sender_all_acked_seen(&peer->tx, p->ack_raw);
     double echoed;
     if (p->has_timestamps && tapo_ts_first_seen(&peer->ts, p->tsecr, &echoed))
-        since = tapo_opt_s_of(since.known ? fmax(since.s, echoed) : echoed);
+        since = tapo_opt_s_of(since.known ? tapo_max(since.s, echoed) : echoed);
     return since;
 }
 
@@ -83,7 +76,7 @@ double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *p
         queued = tapo_opt_s_of(d->round_trip_now_s - d->round_trip_min_s);
     double t = p->time_s - d->round_trip_min_s - queued.s;
     tapo_opt_s since = answered_since(peer, p);
-    return since.known ? fmax(t, since.s) : t;
+    return since.known ? tapo_max(t, since.s) : t;
 }
 
 /* Random IDs land within TAPO_IP_ID_MAX_UNSEEN of the previous one once in

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "finite.h"
 #include "optional.h"
 #include "packet_input.h"
 #include "rtt_estimator.h"
@@ -77,15 +78,26 @@ void tapo_endpoint_destroy(tapo_endpoint *e);
 tapo_vantage tapo_endpoint_vantage(const tapo_endpoint *self, const tapo_endpoint *peer,
                                    const tapo_config *cfg, tapo_basis *basis);
 
-/* How far the capture point is from self as the sender.  It changes only
- * with the turnarounds: turn_version counts them (the connection's), and
- * the answer is kept until it moves (asked several times a packet). */
-const tapo_distance *tapo_endpoint_distance(tapo_endpoint *self, const tapo_endpoint *peer,
-                                            const tapo_config *cfg, uint32_t turn_version);
+/* How far the capture point is from self as the sender, measured again. */
+const tapo_distance *tapo_endpoint_measure_distance(tapo_endpoint *self, const tapo_endpoint *peer,
+                                                    const tapo_config *cfg, uint32_t turn_version);
+
+/* The same, kept: it changes only with the turnarounds, and turn_version
+ * (the connection's) counts their changes; asked several times a packet. */
+static inline const tapo_distance *tapo_endpoint_distance(tapo_endpoint *self, const tapo_endpoint *peer,
+                                                          const tapo_config *cfg, uint32_t turn_version)
+{
+    if (self->distance_version == turn_version)
+        return &self->distance;
+    return tapo_endpoint_measure_distance(self, peer, cfg, turn_version);
+}
 
 /* Placing a sender packet on its timeline away from the sender is accurate
  * to a TSval tick and the path's jitter, seconds. */
-double tapo_placement_margin(const tapo_distance *d);
+static inline double tapo_placement_margin(const tapo_distance *d)
+{
+    return tapo_max(TAPO_PLACEMENT_MARGIN_S, TAPO_PLACEMENT_MARGIN_SHARE * d->round_trip_min_s);
+}
 
 /* When self sent p, on its own timeline: a round trip before it was seen,
  * plus whatever queueing it met on the way (from its TSval clock, else the

@@ -37,15 +37,8 @@ void tapo_rtt_sample(tapo_rtt *rtt, double sample_s, double rto_min_s)
     }
     rtt->samples++;
     /* Linux replaces RFC 6298's clock granularity G by the minimum RTO. */
-    double variance_term = fmax(rto_min_s, 4.0 * rtt->rttvar_s);
-    rtt->rto_s = fmin(fmax(rtt->srtt_s + variance_term, rto_min_s), TAPO_RTO_MAX_S);
-}
-
-double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau)
-{
-    if (!rtt->has_sample)
-        return rtt->rto_s;
-    return fmin(tau * rtt->srtt_s, rtt->rto_s);
+    double variance_term = tapo_max(rto_min_s, 4.0 * rtt->rttvar_s);
+    rtt->rto_s = tapo_min(tapo_max(rtt->srtt_s + variance_term, rto_min_s), TAPO_RTO_MAX_S);
 }
 
 void tapo_rtt_history_note(tapo_rtt_history *h, const tapo_rtt *before, double at_s,

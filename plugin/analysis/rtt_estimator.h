@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "finite.h"
 #include "ring.h"
 
 typedef struct tapo_rtt {
@@ -27,7 +28,10 @@ void tapo_rtt_init(tapo_rtt *rtt, double rto_initial_s);
 void tapo_rtt_sample(tapo_rtt *rtt, double sample_s, double rto_min_s);
 
 /* Stall threshold: min(tau * SRTT, RTO), or RTO while there is no sample. */
-double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau);
+static inline double tapo_rtt_stall_threshold(const tapo_rtt *rtt, double tau)
+{
+    return rtt->has_sample ? tapo_min(tau * rtt->srtt_s, rtt->rto_s) : rtt->rto_s;
+}
 
 #define TAPO_RTT_HISTORY 4   /* earlier estimator states kept, count */
 

@@ -26,6 +26,9 @@ void tapo_ca_on_retransmission(tapo_sender *s, tapo_trigger trigger);
 /* An MSS option seen either way. */
 void tapo_sender_note_mss_option(tapo_sender *s, uint16_t mss_option);
 
+/* A segment of payload_len bytes sent. */
+void tapo_sender_note_segment(tapo_sender *s, uint32_t payload_len);
+
 /* The scoreboard's description of [lo, hi), completed for data sent before
  * the capture began (no entry): then every duplicate ACK since snd_una last
  * moved is a loss signal for it. */

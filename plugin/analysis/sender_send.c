@@ -278,8 +278,7 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
     int64_t before = start - s->data_start;
     tx->data_offset = before > 0 ? (uint64_t)before : 0;
     tx->handshake = syn;
-    if (p->payload_len > s->largest_segment)
-        s->largest_segment = p->payload_len;
+    tapo_sender_note_segment(s, p->payload_len);
     if (p->payload_len > 0 || syn) {
         s->sent_payload = s->sent_payload || p->payload_len > 0;
         s->request_pending = false;

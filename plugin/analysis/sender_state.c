@@ -16,6 +16,7 @@ void tapo_sender_init(tapo_sender *s)
     tapo_hs_init(&s->hs);
     s->ca_state = TAPO_CA_OPEN;
     s->dupthres = TAPO_DUPTHRES_DEFAULT;
+    s->mss = TAPO_MSS_FALLBACK;
 }
 
 void tapo_sender_release(tapo_sender *s)
@@ -29,7 +30,10 @@ void tapo_sender_destroy(tapo_sender *s)
     tapo_sender_release(s);
 }
 
-uint32_t tapo_sender_mss(const tapo_sender *s)
+/* The MSS the segment counts use: the MSS options', unless the segments
+ * sent show a smaller one (options such as timestamps) or the option says
+ * nothing about the path (jumbo, loopback). */
+static uint32_t effective_mss(const tapo_sender *s)
 {
     uint32_t option = s->mss_option_min;
     if (option == 0)
@@ -43,8 +47,18 @@ uint32_t tapo_sender_mss(const tapo_sender *s)
 
 void tapo_sender_note_mss_option(tapo_sender *s, uint16_t mss_option)
 {
-    if (mss_option >= TAPO_MSS_OPTION_MIN && (s->mss_option_min == 0 || mss_option < s->mss_option_min))
+    if (mss_option >= TAPO_MSS_OPTION_MIN && (s->mss_option_min == 0 || mss_option < s->mss_option_min)) {
         s->mss_option_min = mss_option;
+        s->mss = effective_mss(s);
+    }
+}
+
+void tapo_sender_note_segment(tapo_sender *s, uint32_t payload_len)
+{
+    if (payload_len > s->largest_segment) {
+        s->largest_segment = payload_len;
+        s->mss = effective_mss(s);
+    }
 }
 
 /* ---- congestion state -------------------------------------------------- */

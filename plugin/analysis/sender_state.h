@@ -77,6 +77,7 @@ typedef struct tapo_sender {
     uint32_t init_rwnd;           /* peer's window in its SYN or SYN-ACK, bytes; 0 unknown */
     uint32_t mss_option_min;      /* smallest MSS option seen either way, bytes; 0 none */
     uint32_t largest_segment;     /* largest payload sent, bytes */
+    uint32_t mss;                 /* the MSS segment counts use (tapo_sender_mss), bytes */
     bool request_pending;         /* the peer sent payload after our last payload */
     bool sent_payload;            /* we sent payload at least once */
     bool last_new_hints_more;     /* our highest new-data segment was full-sized or used up the window */
@@ -162,7 +163,10 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
 /* ---- what the rest of the analysis asks -------------------------------- */
 
 /* Effective MSS for segment counts, bytes. */
-uint32_t tapo_sender_mss(const tapo_sender *s);
+static inline uint32_t tapo_sender_mss(const tapo_sender *s)
+{
+    return s->mss;
+}
 
 /* The raw initial sequence number of its SYN or SYN-ACK, if it sent one. */
 bool tapo_sender_isn(const tapo_sender *s, uint32_t *isn_raw);

@@ -6,27 +6,35 @@
 
 #include <math.h>
 
-void tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind)
+#include "finite.h"
+
+bool tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind)
 {
     if (!(sample_s >= 0.0) || sample_s > TAPO_TURN_MAX_S)
-        return;   /* a file going back in time, or nonsense */
+        return false;   /* a file going back in time, or nonsense */
+    /* What the vantage and the distance read: whether there are samples
+     * and whether just one, the least, the handshake's, the recent least. */
+    bool changed = t->samples < 2 || sample_s < t->min_s || (kind == TAPO_TURN_HANDSHAKE && !t->handshake);
     if (t->samples == 0 || sample_s < t->min_s)
         t->min_s = sample_s;
     t->samples++;
     t->handshake = t->handshake || kind == TAPO_TURN_HANDSHAKE;
     if (kind == TAPO_TURN_RESPONSE_HEAD)
-        return;
+        return changed;
     t->recent_s[tapo_ring_push(&t->recent, TAPO_TURN_RECENT)] = sample_s;
+    double least = t->recent_s[0];
+    for (unsigned i = 1; i < t->recent.count; i++)
+        least = tapo_min(least, t->recent_s[i]);
+    changed = changed || least != t->recent_min_s;
+    t->recent_min_s = least;
+    return changed;
 }
 
 double tapo_turn_recent(const tapo_turnaround *t)
 {
     if (t->recent.count == 0)
         return t->samples ? t->min_s : 0.0;
-    double best = t->recent_s[0];
-    for (unsigned i = 1; i < t->recent.count; i++)
-        best = fmin(best, t->recent_s[i]);
-    return best;
+    return t->recent_min_s;
 }
 
 tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnaround *receiver,

@@ -52,6 +52,7 @@ typedef struct tapo_turnaround {
     double min_s;                     /* smallest sample, seconds */
     double recent_s[TAPO_TURN_RECENT];/* latest clean samples, seconds (ring) */
     tapo_ring recent;
+    double recent_min_s;              /* the least of them, seconds (with recent.count) */
 } tapo_turnaround;
 
 /* What a turnaround sample measured. */
@@ -61,7 +62,9 @@ typedef enum {
     TAPO_TURN_RESPONSE_HEAD           /* the head of a response: includes think time */
 } tapo_turn_kind;
 
-void tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind);
+/* Adds a sample; true when what the vantage and the distance read of the
+ * turnaround changed. */
+bool tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind);
 
 /* The smallest recent clean sample, seconds (the smallest ever when there
  * is none; 0 without samples): the current turnaround with its queueing,

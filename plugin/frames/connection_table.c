@@ -29,11 +29,13 @@ void tapo_table_init(tapo_conn_table *t, const tapo_config *cfg, double grace_s,
     t->last_tick_s = tapo_opt_s_none();
 }
 
+/* Puts c at the tail of a queue, as active at its latest segment. */
 static void move_to(tapo_conn_table *t, tapo_connection *c, uint8_t queue)
 {
     if (c->queue != QUEUE_NONE)
         g_queue_unlink(&t->queues[c->queue], &c->link);
     c->queue = queue;
+    c->queued_clock_s = c->last_clock_s;
     if (queue != QUEUE_NONE)
         g_queue_push_tail_link(&t->queues[queue], &c->link);
 }
@@ -101,6 +103,7 @@ static tapo_connection *start_connection(tapo_conn_table *t, const tapo_endpoint
     c->conv = new_state(t->cfg);
     c->queue = QUEUE_NONE;
     c->link.data = c;
+    c->last_clock_s = place->clock_s;
     move_to(t, c, QUEUE_OPEN);
     g_hash_table_insert(t->by_key, &c->key, c);
     return c;
@@ -139,12 +142,10 @@ static bool still_there(tapo_conn_table *t, tapo_connection *c, double clock_s)
     return !(gone || idle);
 }
 
-/* Looks at the least recently active connection of queue q; false when
- * it is within its time (and so is the rest of the queue). */
-static bool still_there_at_head(tapo_conn_table *t, int q, double clock_s)
+/* How long a connection stays in queue q without a segment; 0: for ever. */
+static double queue_timeout_s(const tapo_conn_table *t, int q)
 {
-    tapo_connection *c = t->queues[q].head->data;
-    return still_there(t, c, clock_s) && c->queue == q;
+    return q == QUEUE_OPEN ? t->idle_s : q == QUEUE_OVER ? t->grace_s : 2 * t->grace_s;
 }
 
 void tapo_table_tick(tapo_conn_table *t, double clock_s)
@@ -152,11 +153,20 @@ void tapo_table_tick(tapo_conn_table *t, double clock_s)
     if (t->last_tick_s.known && clock_s - t->last_tick_s.s < TAPO_TABLE_TICK_S)
         return;
     t->last_tick_s = tapo_opt_s_of(clock_s);
-    /* The queues are in the order of the clock, which never goes back:
-     * each stops at its first connection still within its time. */
-    for (int q = QUEUE_OPEN; q <= QUEUE_DROPPED; q++)
-        while (t->queues[q].head && !still_there_at_head(t, q, clock_s))
-            ;
+    /* A segment does not move its connection in the queue (that would cost
+     * every packet): the queues are in the order connections were queued.
+     * A head queued long enough ago is due, or was active since and goes
+     * to the tail as of its latest segment. */
+    for (int q = QUEUE_OPEN; q <= QUEUE_DROPPED; q++) {
+        double timeout = queue_timeout_s(t, q);
+        while (timeout > 0.0 && t->queues[q].head) {
+            tapo_connection *c = t->queues[q].head->data;
+            if (clock_s - c->queued_clock_s <= timeout)
+                break;
+            if (still_there(t, c, clock_s) && c->queue == q)
+                move_to(t, c, (uint8_t)q);
+        }
+    }
 }
 
 static tapo_connection *lookup(tapo_conn_table *t, const tapo_segment_fields *seg, tapo_endpoints *key)
@@ -213,7 +223,9 @@ void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, cons
     c->bytes[from] += seg->payload_len;
     c->last = *place;
     c->last_clock_s = place->clock_s;
-    move_to(t, c, tapo_conv_is_over(c->conv) ? QUEUE_OVER : QUEUE_OPEN);
+    uint8_t queue = tapo_conv_is_over(c->conv) ? QUEUE_OVER : QUEUE_OPEN;
+    if (c->queue != queue)
+        move_to(t, c, queue);
 }
 
 void tapo_table_quoted(tapo_conn_table *t, const tapo_segment_fields *seg)

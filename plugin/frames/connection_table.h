@@ -19,7 +19,8 @@
  * never goes back (so that what ends does not depend on packets out of
  * order).  The rules are applied when a connection's next segment comes,
  * and to all connections when the owner ticks the table (to write them
- * out and free memory): how often it ticks changes no result.
+ * out and free memory, within one more timeout): how often it ticks
+ * changes no result.
  *
  * Memory follows the connections open at once, plus the stall records the
  * owner keeps.
@@ -72,7 +73,8 @@ struct tapo_connection {
     tapo_conv_summary summary;        /* what is left of it once the state is dropped */
     GPtrArray *stalls;                /* tapo_conn_stall, in order; NULL until the first */
     uint32_t vantage_note_frame;      /* its first stall seen away from the analysed sender; 0 none */
-    double last_clock_s;              /* the table's clock at its latest segment, seconds */
+    double last_clock_s;              /* the run's clock at its latest segment, seconds */
+    double queued_clock_s;            /* the run's clock when it was last queued, seconds */
     GList link;                       /* in the table's open, over or dropped queue */
     uint8_t queue;                    /* which (connection_table.c) */
 };
@@ -93,7 +95,7 @@ typedef struct tapo_table_hooks {
 
 typedef struct tapo_conn_table {
     GHashTable *by_key;               /* tapo_endpoints (canonical) -> tapo_connection */
-    GQueue queues[3];                 /* open, over, dropped: least recently active first */
+    GQueue queues[3];                 /* open, over, dropped: least recently queued first */
     const tapo_config *cfg;
     double grace_s;                   /* seconds after a connection is over */
     double idle_s;                    /* seconds without packets before an open connection ends; 0: never */

@@ -45,6 +45,20 @@ guint tapo_endpoints_hash(gconstpointer key)
     return (guint)(h >> 32 ^ h);
 }
 
+/* One endpoint (its address and port) as a 64-bit word. */
+static uint64_t endpoint_word(const uint8_t *address, uint16_t port)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t h = (load64(address) ^ (uint64_t)port << 48) * k;
+    return (h ^ load64(address + 8)) * k;
+}
+
+uint32_t tapo_endpoints_either_way_hash(const tapo_endpoints *e)
+{
+    uint64_t h = endpoint_word(e->src, e->sport) ^ endpoint_word(e->dst, e->dport);
+    return (uint32_t)(h >> 32 ^ h);
+}
+
 gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b)
 {
     const tapo_endpoints *x = a, *y = b;

@@ -17,6 +17,10 @@
 /* The same key whichever endpoint sent the segment: the lower one first. */
 void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key);
 guint tapo_endpoints_hash(gconstpointer key);
+
+/* A hash of the endpoints that is the same whichever sent the segment,
+ * without ordering them first. */
+uint32_t tapo_endpoints_either_way_hash(const tapo_endpoints *e);
 gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b);
 
 /* The address (as text) and port of endpoint 0 (src) or 1 (dst). */
