@@ -200,9 +200,12 @@ static void handle(worker *w, input *in, run_clock *k)
     double rel_s = tapo_rel_time(&k->rel, f);
     if (rel_s > k->clock_s)
         k->clock_s = rel_s;
+    /* With several workers, whose connection it is comes first: the
+     * options of others' segments are not read. */
     tapo_segment_fields seg;
-    tapo_decode_result decoded = f->is_packet ? tapo_decode_frame(f->encap, f->data, f->caplen, f->len, &seg)
-                                              : TAPO_DECODE_OTHER;
+    tapo_decode_result decoded = !f->is_packet ? TAPO_DECODE_OTHER
+        : w->count > 1 ? tapo_decode_frame_endpoints(f->encap, f->data, f->caplen, f->len, &seg)
+        : tapo_decode_frame(f->encap, f->data, f->caplen, f->len, &seg);
     const char *problem = decode_problem(decoded);
     if (problem && speaks(w)) {
         w->report.undecodable++;
@@ -211,8 +214,11 @@ static void handle(worker *w, input *in, run_clock *k)
     }
     if (decoded == TAPO_DECODE_TCP || decoded == TAPO_DECODE_QUOTED) {
         tapo_table_tick(&w->table, k->clock_s);
-        if (w->count > 1 && tapo_endpoints_either_way_hash(&seg.ends) % w->count != w->index)
-            return;   /* another worker's connection */
+        if (w->count > 1) {
+            if (tapo_endpoints_either_way_hash(&seg.ends) % w->count != w->index)
+                return;   /* another worker's connection */
+            decoded = tapo_decode_frame(f->encap, f->data, f->caplen, f->len, &seg);
+        }
         if (decoded == TAPO_DECODE_QUOTED) {
             tapo_table_quoted(&w->table, &seg);
             return;

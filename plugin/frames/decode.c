@@ -32,6 +32,7 @@ typedef struct cursor {
     uint32_t len;                     /* bytes captured from p */
     uint32_t wire;                    /* bytes on the wire from p (the frame's length: snaplen-proof) */
     int depth;                        /* tunnels entered */
+    bool endpoints_only;              /* the TCP options are not read */
 } cursor;
 
 static uint16_t be16(const uint8_t *p)
@@ -119,6 +120,8 @@ static tapo_decode_result tcp(cursor c, uint32_t ip_payload, tapo_segment_fields
     out->sack_count = 0;
     out->has_wscale = out->has_timestamps = false;
     out->mss_option = 0;
+    if (c.endpoints_only)
+        return TAPO_DECODE_TCP;
     /* Options cut by the snaplen are lost, as in Wireshark. */
     uint32_t captured = c.len < header ? c.len : header;
     out->options_truncated = captured < header;
@@ -380,10 +383,10 @@ static tapo_decode_result null_loopback(cursor c, bool network_order, tapo_segme
     return TAPO_DECODE_OTHER;
 }
 
-tapo_decode_result tapo_decode_frame(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
-                                     tapo_segment_fields *out)
+static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                 bool endpoints_only, tapo_segment_fields *out)
 {
-    cursor c = { data, caplen, len > caplen ? len : caplen, 0 };
+    cursor c = { data, caplen, len > caplen ? len : caplen, 0, endpoints_only };
     switch (encap) {
     case WTAP_ENCAP_ETHERNET:
         return ethernet(c, out);
@@ -418,4 +421,16 @@ tapo_decode_result tapo_decode_frame(int encap, const uint8_t *data, uint32_t ca
     default:
         return TAPO_DECODE_UNKNOWN_LINK;
     }
+}
+
+tapo_decode_result tapo_decode_frame(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                     tapo_segment_fields *out)
+{
+    return decode(encap, data, caplen, len, false, out);
+}
+
+tapo_decode_result tapo_decode_frame_endpoints(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                               tapo_segment_fields *out)
+{
+    return decode(encap, data, caplen, len, true, out);
 }

@@ -65,4 +65,9 @@ typedef enum {
 tapo_decode_result tapo_decode_frame(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
                                      tapo_segment_fields *out);
 
+/* The same, but the TCP options are not read (their fields stay unset):
+ * enough to know whose connection a segment is, and cheaper. */
+tapo_decode_result tapo_decode_frame_endpoints(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                               tapo_segment_fields *out);
+
 #endif /* TAPO_DECODE_H */
