@@ -26,26 +26,22 @@
  */
 #include "packet-tapo.h"
 
+#include <cfile.h>
 #include <epan/packet.h>
+#include <epan/plugin_if.h>
 #include <epan/prefs.h>
-#include <epan/proto_data.h>
 #include <epan/tap.h>
 
-#include "connection_table.h"
 #include "sender_choice.h"
+#include "tapo_file.h"
 #include "tapo_input.h"
 #include "tapo_render.h"
 #include "verdict.h"
 
-/* Keys of our per-frame data. */
-#define FRAME_KEY_STALL 0
-#define FRAME_KEY_FLOW_START 1
-#define FRAME_KEY_NOTE 2
-
 static int proto_tapo = -1;
 static int tapo_tap = -1;
 static dissector_handle_t tapo_handle;
-static bool command_names_tapo;   /* the tshark command line names tapo */
+static tapo_command command;      /* what tshark's command line says */
 
 static tapo_config cfg;
 static const char *pref_tau = "2";
@@ -58,12 +54,7 @@ static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
 static range_t *pref_server_ports;
 static tapo_bool_pref pref_analyse_always;
 
-/* The current file's connections (connection_table.h): file scope, so
- * that every frame's stall record stays as long as the file is open. */
-static tapo_conn_table table;
-static bool table_open;             /* between the init and cleanup routines */
-static uint32_t analysed_frames;    /* frames 1..analysed_frames are analysed */
-static double clock_s;              /* the latest capture time analysed (never goes back), seconds */
+static bool read_ahead_tried;       /* for the open capture */
 
 static bool is_server_port(uint16_t port, void *data)
 {
@@ -89,77 +80,44 @@ static void apply_prefs(void)
     cfg.is_server_port = is_server_port;
 }
 
-static void *file_scope_alloc(void *ctx, size_t size)
-{
-    (void)ctx;
-    return wmem_alloc0(wmem_file_scope(), size);
-}
-
 static void tapo_init(void)
 {
-    /* Connections that end stay in the file scope: their frames render
-     * from them.  No idle timeout: a file ends. */
-    tapo_table_hooks hooks = { .alloc = file_scope_alloc };
-    tapo_table_init(&table, &cfg, TAPO_CLOSED_GRACE_S, 0.0, true, hooks);
-    table_open = true;
-    analysed_frames = 0;
-    clock_s = 0.0;
+    tapo_file_open(&cfg);
+    read_ahead_tried = false;
 }
 
 static void tapo_cleanup(void)
 {
-    if (table_open)
-        tapo_table_finish(&table);   /* the file scope frees the rest */
-    table_open = false;
+    tapo_file_close();
 }
 
-/* What the packet changed that deserves a note on the frame. */
-static tapo_frame_note note_of(const tapo_conv_events *before, const tapo_conv_events *now)
+/* The GUI's open capture, when it is a file TAPO can read to its end (not
+ * the temporary file of a capture in progress). */
+static void *gui_capture_path(capture_file *cf, void *data)
 {
-    /* The time-order note once per connection: a file out of order says it
-     * on every packet otherwise. */
-    return now->restarts != before->restarts ? TAPO_NOTE_RESTART
-         : now->strays != before->strays ? TAPO_NOTE_STRAY
-         : now->time_jumps != before->time_jumps ? TAPO_NOTE_TIME_JUMP
-         : now->time_backwards && !before->time_backwards ? TAPO_NOTE_TIME_BACKWARDS
-         : TAPO_NOTE_NONE;
+    (void)data;
+    return cf->filename && !cf->is_tempfile ? g_strdup(cf->filename) : NULL;
 }
 
-/* Analyses the next frame in order: updates its connection and stores
- * what the frame will render. */
-static void analyse(tvbuff_t *tvb, packet_info *pinfo)
+/* The capture to read ahead (tapo_file.h), allocated; NULL: analyse frame
+ * by frame.  The GUI shows verdicts from the first pass over a capture,
+ * and tshark -2 may ask for TAPO only after its first pass (-V, or a
+ * field that names no tapo): both read it ahead.  tshark -2 that names
+ * TAPO analyses it in its first pass; one-pass tshark and live captures
+ * frame by frame. */
+static char *capture_to_read_ahead(packet_info *pinfo)
 {
-    tapo_segment_fields seg;
-    tapo_decode_result decoded = tapo_input_decode(tvb, pinfo, &seg);
-    if (decoded == TAPO_DECODE_QUOTED) {
-        tapo_table_quoted(&table, &seg);
-        return;
-    }
-    if (decoded != TAPO_DECODE_TCP)
-        return;
-    tapo_packet_place place = {
-        .frame = pinfo->num, .rel_s = nstime_to_sec(&pinfo->rel_ts), .epoch_s = nstime_to_sec(&pinfo->abs_ts),
-    };
-    if (place.rel_s > clock_s)
-        clock_s = place.rel_s;
-    place.clock_s = clock_s;
-    tapo_table_tick(&table, clock_s);
-    tapo_table_result r;
-    tapo_table_segment(&table, &place, &seg, &r);
-    if (r.started)
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START,
-                         GUINT_TO_POINTER(r.conn->number + 1));
-    tapo_frame_note note = note_of(&r.before, &r.conn->conv->events);
-    if (note != TAPO_NOTE_NONE)
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE, GUINT_TO_POINTER(note));
-    if (r.stall)
-        p_add_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL, r.stall);
+    if (!command.is_tshark)
+        return plugin_if_get_capture_file(gui_capture_path, NULL);
+    bool late = pinfo->fd->visited || pinfo->num != 1;
+    return command.two_pass && late && !command.read_filter && command.read_file
+               ? g_strdup(command.read_file) : NULL;
 }
 
 /* Whether anything asks for TAPO now (see the top of this file). */
 static bool analysis_needed(proto_tree *tree)
 {
-    return TAPO_BOOL_PREF_VALUE(&pref_analyse_always) || command_names_tapo || have_tap_listener(tapo_tap) ||
+    return TAPO_BOOL_PREF_VALUE(&pref_analyse_always) || command.names_tapo || have_tap_listener(tapo_tap) ||
            (tree && proto_field_is_referenced(tree, proto_tapo));
 }
 
@@ -178,13 +136,14 @@ static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
 
 static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool final)
 {
-    void *start = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_FLOW_START);
-    if (start)
-        queue_tap(pinfo, TAPO_TAP_FLOW_START, GPOINTER_TO_UINT(start) - 1, NULL, NULL);
-    void *note = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_NOTE);
-    if (note)
-        tapo_render_frame_note(tvb, pinfo, tree, proto_tapo, (tapo_frame_note)GPOINTER_TO_UINT(note));
-    tapo_conn_stall *fs = p_get_proto_data(wmem_file_scope(), pinfo, proto_tapo, FRAME_KEY_STALL);
+    const tapo_frame_result *r = tapo_file_frame(pinfo->num);
+    if (!r)
+        return;
+    if (r->starts_connection)
+        queue_tap(pinfo, TAPO_TAP_FLOW_START, r->connection, NULL, NULL);
+    if (r->note != TAPO_NOTE_NONE)
+        tapo_render_frame_note(tvb, pinfo, tree, proto_tapo, r->note);
+    const tapo_conn_stall *fs = r->stall;
     if (!fs)
         return;
     tapo_verdict verdict;
@@ -197,6 +156,8 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
     };
     tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &cfg, &notes);
+    ws_debug("frame %u: %s stall (%s)", pinfo->num, tapo_cause_get(verdict.cause)->name,
+             final ? "final" : "one pass");
     queue_tap(pinfo, TAPO_TAP_STALL, fs->conn->number, fs, &verdict);
 }
 
@@ -205,12 +166,20 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
     (void)data;
     uint32_t frame = pinfo->num;
     bool analysed_now = false;
-    if (frame == analysed_frames + 1 && analysis_needed(tree)) {
-        analyse(tvb, pinfo);
-        analysed_frames = frame;
-        analysed_now = true;
+    if (frame > tapo_file_analysed() && analysis_needed(tree)) {
+        if (tapo_file_analysed() == 0 && !read_ahead_tried) {
+            read_ahead_tried = true;
+            char *path = capture_to_read_ahead(pinfo);
+            if (path)
+                tapo_file_read_ahead(path);
+            g_free(path);
+        }
+        if (frame == tapo_file_analysed() + 1) {
+            tapo_file_analyse_frame(tvb, pinfo);
+            analysed_now = true;
+        }
     }
-    if (frame > analysed_frames) {
+    if (frame > tapo_file_analysed()) {
         if (tree && proto_field_is_referenced(tree, proto_tapo))
             tapo_render_not_analysed(tvb, tree, proto_tapo);
         return 0;
@@ -275,7 +244,7 @@ void proto_register_tapo(void)
     register_init_routine(tapo_init);
     register_cleanup_routine(tapo_cleanup);
     tapo_tap = register_tap(TAPO_TAP_NAME);
-    command_names_tapo = tapo_input_command_names_tapo();
+    tapo_input_read_command(&command);
 }
 
 void proto_reg_handoff_tapo(void)

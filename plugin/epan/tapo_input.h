@@ -22,9 +22,17 @@
  * header quoted in an ICMP error (TAPO_DECODE_QUOTED). */
 tapo_decode_result tapo_input_decode(tvbuff_t *tvb, packet_info *pinfo, tapo_segment_fields *seg);
 
-/* Whether the command line of this tshark names TAPO (a filter, a field, a
- * statistic, a preference or the Lua companion): the first pass of
- * tshark -2 builds no tree, so Wireshark can say so no other way. */
-bool tapo_input_command_names_tapo(void);
+/* What this program's command line says about TAPO's work, when it is
+ * tshark: the first pass of tshark -2 builds no tree, so whether TAPO is
+ * needed cannot be told any other way. */
+typedef struct tapo_command {
+    bool is_tshark;
+    bool names_tapo;                  /* a filter, a field, a statistic, a preference or the Lua companion names TAPO */
+    bool two_pass;                    /* -2 */
+    bool read_filter;                 /* -R: frames are dropped before dissection */
+    char *read_file;                  /* -r FILE, when a file (not standard input); NULL none */
+} tapo_command;
+
+void tapo_input_read_command(tapo_command *cmd);
 
 #endif /* TAPO_INPUT_H */

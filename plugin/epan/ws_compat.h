@@ -11,6 +11,9 @@
 #define TAPO_WS_COMPAT_H
 
 #define WS_BUILD_DLL
+/* TAPO's messages, in Wireshark's log: --log-debug TAPO shows every
+ * verdict rendered (tests read it). */
+#define WS_LOG_DOMAIN "TAPO"
 #include <wireshark.h>
 #include <ws_version.h>
 
