@@ -2,7 +2,7 @@
 """Benchmarks, as ratios measured in one run on one machine (the tests never
 assert timings).
 
-    scripts/bench.py [--plugin] [--batch] [--memory] [--packets N] [--batch-packets N]
+    scripts/bench.py [--plugin] [--batch] [--memory] [--callgrind] [--original] [--packets N] [--batch-packets N]
 
 --plugin   what TAPO costs tshark (issue 13): installed (the C plugin and
            the Lua companion, as scripts/setup installs them) but unused,
@@ -20,6 +20,13 @@ assert timings).
            them repeatably): tshark unused and used, with and without TAPO,
            on a capture of --callgrind-packets packets; the totals and the
            plugin's most expensive functions.
+--original the batch analyser against the paper authors' original TAPO
+           (../shared/peers/tapo-original, built with its build.sh; skipped
+           with a note when that folder is absent) on the original's kind
+           of capture: Ethernet, one server, --original-copies time-shifted
+           copies of the lossy web run of the lab (test-captures/mixed-web),
+           a few playing at once; packets per second, medians of
+           --original-runs runs, and where tapo's time goes (callgrind).
 
 Captures are built from the labelled corpus (scripts/make_bench_capture.py):
 real Linux TCP, each copy a new client, 64 copies playing at once.  Times
@@ -41,6 +48,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 import tshark_runner as ts  # noqa: E402
 
 PARALLEL = 64
+ORIGINAL_DIR = os.path.join(HERE, "..", "..", "shared", "peers", "tapo-original")
+WEB_SERVER = ("10.77.0.1", "8080")   # test-captures/mixed-web.pcap's server
 
 
 def make_capture(tmp, packets):
@@ -222,6 +231,99 @@ def callgrind_section(tmp, packets):
         print("\n".join(lines) if lines else "| (none: TAPO returned at once) | | |")
 
 
+def make_web_capture(tmp, copies):
+    """copies of mixed-web.pcap, each with a new client address, starting a
+    quarter of its length apart, as Ethernet (the original reads Ethernet
+    and Linux cooked captures only)."""
+    import heapq
+    import pcapfile
+    path = os.path.join(tmp, "web-%d.pcap" % copies)
+    _, records = pcapfile.read_pcap(os.path.join(HERE, "..", "test-captures", "mixed-web.pcap"))
+    t0, span = records[0][0], records[-1][0] - records[0][0]
+    ethernet = bytes(6) + bytes([2, 0, 0, 0, 0, 1]) + b"\x08\x00"
+    client = bytes([10, 77, 0, 2])
+
+    def copy(c):
+        start = 1.8e9 + c * (span + 1.0) / 4
+        for t, data, orig in records:
+            b = bytearray(data)
+            for off in (12, 16):
+                if b[off:off + 4] == client:
+                    b[off + 1], b[off + 2] = 100 + (c // 250) % 150, c % 250
+            yield start + t - t0, ethernet + bytes(b), orig + len(ethernet)
+
+    merged = heapq.merge(*(copy(c) for c in range(copies)), key=lambda r: r[0])
+    pcapfile.write_pcap(path, merged, pcapfile.LINKTYPE_ETHERNET)
+    os.chmod(path, 0o644)
+    return path, copies * len(records)
+
+
+def median_time(argv, runs):
+    times = sorted(measure(argv, repeats=1)[0] for _ in range(runs))
+    return times[len(times) // 2]
+
+
+def original_section(tmp, copies, runs):
+    build = os.path.join(ORIGINAL_DIR, "build.sh")
+    if not os.path.exists(build):
+        print("\n(the original TAPO is not beside this checkout, %s: its comparison is skipped)" % ORIGINAL_DIR)
+        return
+    proc = subprocess.run([build, os.path.join(tmp, "original")], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print("\n(the original TAPO did not build: %s)" % proc.stderr.strip()[-300:])
+        return
+    original = proc.stdout.strip().splitlines()[-1]
+    capture, packets = make_web_capture(tmp, copies)
+    tapo = os.path.join(ts.BUILD, "tapo")
+    cores = os.cpu_count() or 1
+    runs_of = [("the original TAPO (-O2)", ["sh", "-c", 'exec "$0" -f "$1" -s "$2" -p "$3" > /dev/null',
+                                            original, capture, WEB_SERVER[0], WEB_SERVER[1]]),
+               ("tapo -j 1", [tapo, "-q", "-j", "1", "--report", "json", capture]),
+               ("tapo -j %d" % cores, [tapo, "-q", "-j", str(cores), "--report", "json", capture])]
+    print("\n### The batch analyser against the original TAPO (%d packets, %d connections, medians of %d)\n"
+          % (packets, copies * 12, runs))
+    print("| program | packets per second | against the original |")
+    print("|---|---|---|")
+    base = None
+    for name, argv in runs_of:
+        t = median_time(argv, runs)
+        base = base or t
+        print("| %s | %.2f M | %.2f |" % (name, packets / t / 1e6, base / t))
+    # Where the instructions go, per packet (callgrind on a tenth): the
+    # totals, and tapo's own by source file (inlined code is counted where
+    # it was written).
+    small, small_packets = make_web_capture(tmp, max(copies // 10, 1))
+    root = os.path.realpath(os.path.join(HERE, ".."))
+    totals, files = {}, {}
+    for name, argv in (("original", [original, "-f", small, "-s", WEB_SERVER[0], "-p", WEB_SERVER[1]]),
+                       ("tapo", [tapo, "-q", "-j", "1", "--report", "json", small])):
+        out = os.path.join(tmp, "callgrind.%s.out" % name)
+        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + argv,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        # (From a folder outside the checkout: callgrind_annotate shortens
+        # the paths under its own folder.)
+        listing = subprocess.run(["callgrind_annotate", "--threshold=100", out], capture_output=True,
+                                 text=True, check=True, cwd=tmp).stdout
+        for line in listing.splitlines():
+            m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+PROGRAM TOTALS", line)
+            if m:
+                totals[name] = int(m.group(1).replace(",", ""))
+            m = re.match(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+?):(\S+)", line)
+            if not m:
+                continue
+            ir = int(m.group(1).replace(",", ""))
+            if name == "tapo" and m.group(2).startswith(root + os.sep):
+                key = os.path.relpath(m.group(2), root)
+                files[key] = files.get(key, 0) + ir
+    print("\nInstructions per packet (callgrind, %d packets, start-up included): the original %.0f, tapo %.0f."
+          % (small_packets, totals.get("original", 0) / small_packets, totals.get("tapo", 0) / small_packets))
+    print("\ntapo's own code by source file (self, inlined code where it was written):\n")
+    print("| file | instructions per packet |")
+    print("|---|---|")
+    for key, ir in sorted(files.items(), key=lambda kv: -kv[1])[:14]:
+        print("| %s | %.0f |" % (key, ir / small_packets))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plugin", action="store_true")
@@ -231,9 +333,12 @@ def main():
     ap.add_argument("--batch-packets", type=int, default=5000000)
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--callgrind-packets", type=int, default=30000)
+    ap.add_argument("--original", action="store_true")
+    ap.add_argument("--original-copies", type=int, default=600)
+    ap.add_argument("--original-runs", type=int, default=7)
     args = ap.parse_args()
-    if not (args.plugin or args.batch or args.memory or args.callgrind):
-        args.plugin = args.batch = args.memory = args.callgrind = True
+    if not (args.plugin or args.batch or args.memory or args.callgrind or args.original):
+        args.plugin = args.batch = args.memory = args.callgrind = args.original = True
     tmp = tempfile.mkdtemp(prefix="tapo-bench-")
     os.chmod(tmp, 0o755)
     try:
@@ -245,6 +350,8 @@ def main():
             memory_section(tmp, args.packets)
         if args.callgrind:
             callgrind_section(tmp, args.callgrind_packets)
+        if args.original:
+            original_section(tmp, args.original_copies, args.original_runs)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
