@@ -36,14 +36,6 @@ typedef struct tapo_record_pool {
  * returned record frees it with g_free. */
 extern const tapo_record_pool tapo_heap_records;
 
-/* What rendering a connection's verdicts needs once its state is gone
- * (tapo_conv_is_over): the sender is chosen from these with hindsight. */
-typedef struct tapo_conv_summary {
-    uint64_t payload_bytes[2];    /* new payload each endpoint sent, bytes */
-    tapo_opt_endpoint initiator;  /* the endpoint that sent the SYN */
-    uint16_t port[2];             /* TCP port of each endpoint */
-} tapo_conv_summary;
-
 typedef struct tapo_conv {
     tapo_endpoint ep[2];          /* 0 sent the first packet seen */
     tapo_handshake handshake;

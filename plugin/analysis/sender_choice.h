@@ -9,7 +9,6 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "conversation.h"
 #include "stall.h"
 
 /* A forced sender whose peer sent more than this many times its payload,

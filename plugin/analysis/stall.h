@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hindsight.h"
+#include "optional.h"
 #include "vocabulary.h"
 
 /* Whether an advertised window of 'window' bytes is below 'bytes', as far
@@ -99,6 +100,14 @@ typedef struct tapo_stall_record {
     tapo_basis sender_basis_at_packet;
     tapo_stall_view view[2];        /* by endpoint */
 } tapo_stall_record;
+
+/* What rendering a connection's verdicts needs once its state is gone
+ * (tapo_conv_is_over): the sender is chosen from these with hindsight. */
+typedef struct tapo_conv_summary {
+    uint64_t payload_bytes[2];    /* new payload each endpoint sent, bytes */
+    tapo_opt_endpoint initiator;  /* the endpoint that sent the SYN */
+    uint16_t port[2];             /* TCP port of each endpoint */
+} tapo_conv_summary;
 
 /* The classification of one stall. */
 typedef struct tapo_verdict {

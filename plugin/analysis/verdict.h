@@ -9,7 +9,6 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "conversation.h"
 #include "stall.h"
 
 /* False when, for the sender chosen in that pass, the packet ends no stall
