@@ -5,6 +5,7 @@
 #include "pcap_file.h"
 
 #include <string.h>
+#include <sys/mman.h>
 
 #include <wireshark.h>
 #include <wiretap/wtap.h>
@@ -13,6 +14,10 @@
 #define PCAP_MAGIC_NS 0xa1b23c4du     /* nanosecond timestamps */
 #define PCAP_HEADER_BYTES 24
 #define RECORD_HEADER_BYTES 16
+/* What was read is given back to the system in steps of this many bytes:
+ * the pages of a file read once would otherwise stay in the process's
+ * resident memory, growing with the capture. */
+#define RELEASE_STEP_BYTES (16u << 20)
 /* wiretap refuses records larger than this for the link types read here. */
 #define RECORD_MAX_BYTES 262144
 /* pcap link types whose bytes wiretap hands on unchanged (no pseudo-header
@@ -106,6 +111,14 @@ bool tapo_pcap_file_next(tapo_pcap_file *pf, const char *path, tapo_frame *f, GE
     f->caplen = caplen;
     f->len = read32(h + 12, pf->swapped);
     pf->pos += RECORD_HEADER_BYTES + caplen;
+#ifdef MADV_DONTNEED
+    if (pf->pos - pf->released >= 2 * RELEASE_STEP_BYTES) {
+        /* The data is read-only and mapped privately: a later read of these
+         * pages (none comes) would fault them in again from the file. */
+        madvise((void *)(pf->data + pf->released), RELEASE_STEP_BYTES, MADV_DONTNEED);
+        pf->released += RELEASE_STEP_BYTES;
+    }
+#endif
     return true;
 }
 

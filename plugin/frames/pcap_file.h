@@ -20,6 +20,7 @@ typedef struct tapo_pcap_file {
     const uint8_t *data;              /* the whole file */
     size_t size;                      /* bytes */
     size_t pos;                       /* the next record's offset */
+    size_t released;                  /* bytes from the start given back to the system (read already) */
     bool swapped;                     /* written in the other byte order */
     bool nanoseconds;                 /* timestamps' fractions are nanoseconds */
     uint32_t snaplen;                 /* bytes */
