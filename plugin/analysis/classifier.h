@@ -14,7 +14,7 @@
 tapo_verdict tapo_classify(const tapo_snapshot *snap, const tapo_facts *facts,
                            const tapo_config *cfg);
 
-#define TAPO_RULE_LINE_MAX 256   /* bytes, for the decision line */
+#define TAPO_RULE_LINE_MAX 512   /* bytes, for the decision line */
 
 /* The decision path in one line (tapo.stall.rule): the rule that fired,
  * its cause, and the values it compared, e.g. "1.3 small-cwnd:

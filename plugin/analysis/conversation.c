@@ -156,9 +156,10 @@ static void place_late_sender_packet(tapo_endpoint *self, const tapo_packet *p, 
 
 /* p goes through its sender (self) and its receiver (peer), once. */
 static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                        const tapo_view_gap *g, const tapo_config *cfg, tapo_tx_info *tx,
+                        const tapo_view_gap gaps[2], const tapo_config *cfg, tapo_tx_info *tx,
                         tapo_rx_info *rx)
 {
+    const tapo_view_gap *g = &gaps[p->from];
     tapo_send_context ctx = {
         .margin_s = g->on_clock.margin_s,
         .send_time_s = g->time_s,
@@ -168,10 +169,11 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         .silence_s = g->clock.silence_s,
         .threshold_s = g->threshold_s,
         .away = g->distance.away,
-        .unseen_packets = tapo_endpoint_count_unseen(self, p->ip_id),
+        .unseen_packets = tapo_endpoint_count_unseen(self, p, cfg->rto_min_s),
     };
+    tapo_endpoint_note_peer_packet(peer);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
-    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, rx);
+    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[1 - p->from].distance.away, rx);
     note_rtt(c, self, peer, p, rx, cfg);
 }
 
@@ -199,6 +201,7 @@ static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const
     if (g->distance.away && g->distance.known)
         snap->inferred |= TAPO_INFERRED_PATH_RTT;
     tapo_sender_snapshot(&e->tx, snap, &b->facts);
+    snap->clock_trouble = c->events.time_backwards || c->events.time_jumps;
     b->facts.duration_s = g->clock.gap_s;
     b->facts.prev_frame = g->clock.prev_frame;
     b->facts.revoked = false;
@@ -227,10 +230,13 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .own = s == p->from, .tx = tx, .payload = p->payload_len > 0,
             .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
+            .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
         };
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
             tapo_sender_watch_cur(&e->tx, tx);
+        if (cur.own)
+            tapo_sender_watch_sent(&e->tx, cur.fin);
         stalled = stalled || rec->view[s].stalled;
     }
     return stalled;
@@ -337,7 +343,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     }
     tapo_tx_info tx;
     tapo_rx_info rx;
-    pass_packet(c, self, peer, p, own, cfg, &tx, &rx);
+    pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);
     if (rec && build_views(c, p, gaps, before, &tx, &rx, cfg, rec)) {
         /* Chosen with p counted: the first byte of a response makes its
          * sender a data sender. */

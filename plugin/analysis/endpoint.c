@@ -79,26 +79,55 @@ double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *p
     return since.known ? tapo_max(t, since.s) : t;
 }
 
-/* Random IDs land within TAPO_IP_ID_MAX_UNSEEN of the previous one once in
- * a thousand, so a small step is evidence by itself until enough steps
- * show whether this endpoint numbers one by one (a host-wide counter, as
- * some stacks keep, moves by more). */
-tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, uint16_t id)
+/* Whether a jump of the IDs counts more packets than this connection could
+ * have sent unseen: p continues the data exactly (no new data was sent in
+ * between), too soon for any timer, so the unseen packets could only have
+ * answered the peer's packets (ACKs, fast retransmissions).  A host-wide
+ * counter jumps by what the host sent elsewhere. */
+static bool proves_shared(const tapo_endpoint *e, const tapo_packet *p, unsigned unseen, double rto_min_s)
 {
+    const tapo_ip_ids *ids = &e->ip_ids;
+    return unseen > ids->peer_packets + 1u && p->time_s - ids->last_s < rto_min_s &&
+           tapo_sender_continues(&e->tx, p);
+}
+
+/* Two consecutive IDs say that nothing was sent in between, whatever the
+ * counter (one per connection, or one for the whole host: then nothing was
+ * sent at all).  A larger step counts unseen packets of this connection
+ * once its IDs are shown to step by one packet by packet; before that,
+ * only a step of a few (two originals of a small window lost, and their
+ * probe): a counter shared with other connections (some stacks keep one
+ * per host) jumps by what the host sent elsewhere, typically more, and
+ * random IDs land near the previous one by chance.  Once a jump proves
+ * the counter shared, no jump counts any more. */
+tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p, double rto_min_s)
+{
+    uint16_t id = p->ip_id;
     if (id == 0)
         return tapo_opt_count_none();   /* no ID (IPv6), or a stack that leaves it 0 */
     tapo_ip_ids *ids = &e->ip_ids;
     tapo_opt_count unseen = tapo_opt_count_none();
     if (ids->seen) {
         uint16_t step = (uint16_t)(id - ids->last);
-        bool sequential = ids->steps < TAPO_IP_ID_MIN_STEPS ||
-                          ids->unit_steps >= TAPO_IP_ID_SEQUENTIAL_SHARE * ids->steps;
-        if (sequential && step >= 1 && step <= TAPO_IP_ID_MAX_UNSEEN)
+        bool established = ids->steps >= TAPO_IP_ID_MIN_STEPS;
+        bool sequential = ids->unit_steps >= TAPO_IP_ID_SEQUENTIAL_SHARE * ids->steps;
+        unsigned max_step = !established ? TAPO_IP_ID_EARLY_MAX_UNSEEN + 1
+                          : sequential ? TAPO_IP_ID_MAX_UNSEEN : 1;
+        if (step > 1 && !ids->shared && proves_shared(e, p, step - 1u, rto_min_s))
+            ids->shared = true;
+        if (step == 1 || (!ids->shared && step >= 1 && step <= max_step))
             unseen = tapo_opt_count_of(step - 1u);
         ids->steps++;
         ids->unit_steps += step == 1;
     }
     ids->seen = true;
     ids->last = id;
+    ids->last_s = p->time_s;
+    ids->peer_packets = 0;
     return unseen;
+}
+
+void tapo_endpoint_note_peer_packet(tapo_endpoint *e)
+{
+    e->ip_ids.peer_packets++;
 }

@@ -31,8 +31,10 @@
 #define TAPO_IP_ID_SEQUENTIAL_SHARE 0.8
 /* ...over at least this many steps, count; */
 #define TAPO_IP_ID_MIN_STEPS 4
-/* and a larger jump says nothing about packets lost, count. */
+/* and a larger jump says nothing about packets lost, count; before that
+ * many steps, a jump larger than this says nothing either. */
 #define TAPO_IP_ID_MAX_UNSEEN 64
+#define TAPO_IP_ID_EARLY_MAX_UNSEEN 3
 
 /* How precisely a sender packet is placed on its sender's timeline away
  * from the sender: a TSval tick, or a share of the round trip (jitter). */
@@ -42,9 +44,12 @@
 /* How one endpoint numbers its IPv4 packets. */
 typedef struct tapo_ip_ids {
     bool seen;                    /* an ID was seen */
+    bool shared;                  /* a jump proved the counter shared with other connections */
     uint16_t last;                /* the latest ID */
+    double last_s;                /* when the latest was seen, seconds */
     uint32_t steps;               /* consecutive pairs seen, count */
     uint32_t unit_steps;          /* of which differed by one, count */
+    uint32_t peer_packets;        /* the peer's packets seen since the latest, count */
 } tapo_ip_ids;
 
 /* How far the capture point is from an endpoint as the sender
@@ -106,7 +111,10 @@ double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *p
                                const tapo_packet *p, const tapo_distance *d);
 
 /* Sender packets never captured since the previous one seen, from IPv4
- * IDs numbered one by one; updates the endpoint's ID history. */
-tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, uint16_t ip_id);
+ * IDs (endpoint.c says when they count); updates the endpoint's ID
+ * history. */
+tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p, double rto_min_s);
+/* The peer sent a packet: something e may answer unseen. */
+void tapo_endpoint_note_peer_packet(tapo_endpoint *e);
 
 #endif /* TAPO_ENDPOINT_H */

@@ -71,14 +71,48 @@ static void settle_more_data(tapo_hindsight *hs, bool had_more_data)
     }
 }
 
+/* Answers "was the sender closing?" for every tracker still asking. */
+static void settle_closing(tapo_hindsight *hs, bool closing)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->awaiting_close) {
+            t->facts->closing = closing;
+            t->awaiting_close = false;
+        }
+    }
+}
+
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin)
+{
+    unsigned n = tapo_hs_open_count(hs);
+    if (n == 0)
+        return;
+    tapo_tracker *t = TRACKER(hs, n - 1);
+    t->facts->closing = fin;
+    t->awaiting_close = !fin;
+}
+
 void tapo_hs_new_data(tapo_hindsight *hs)
 {
     settle_more_data(hs, true);
+    settle_closing(hs, false);
+}
+
+void tapo_hs_fin(tapo_hindsight *hs)
+{
+    settle_closing(hs, true);
 }
 
 void tapo_hs_response_ended(tapo_hindsight *hs)
 {
     settle_more_data(hs, false);
+}
+
+void tapo_hs_request(tapo_hindsight *hs)
+{
+    settle_more_data(hs, false);
+    settle_closing(hs, false);
 }
 
 static bool overlaps(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end)
@@ -102,8 +136,19 @@ void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
         if (overlaps(start, end, t->cur_start, t->cur_end) && !t->facts->cur_spurious) {
-            t->facts->cur_spurious = true;
-            t->facts->dsack_frame = frame;
+            /* Spurious once D-SACKs have reported all of it: one that
+             * reports a part says the rest filled a real hole. */
+            if (t->dup_end > t->dup_start && start <= t->dup_end && end >= t->dup_start) {
+                t->dup_start = start < t->dup_start ? start : t->dup_start;
+                t->dup_end = end > t->dup_end ? end : t->dup_end;
+            } else {
+                t->dup_start = start;
+                t->dup_end = end;
+            }
+            if (t->dup_start <= t->cur_start && t->dup_end >= t->cur_end) {
+                t->facts->cur_spurious = true;
+                t->facts->dsack_frame = frame;
+            }
         }
         if (!overlaps(start, end, t->una0, t->nxt0))
             continue;
@@ -136,7 +181,7 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
          * wait a couple of RTOs beyond the cumulative ACK. */
         bool dsack_window_over = t->acked.known &&
                                  now_s - t->acked.s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
-        if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window)
+        if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window && !t->awaiting_close)
             g_array_remove_index(hs->open, i);
         else
             i++;

@@ -43,6 +43,7 @@ typedef struct tapo_facts {
     uint32_t lost_out;          /* segments: retransmitted, outstanding, not shown duplicate by DSACK */
     uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
+    bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
 } tapo_facts;
 
 /* What the sender's packet that ended a stall showed about the stall's
@@ -69,9 +70,12 @@ typedef struct tapo_tracker {
     int64_t nxt0;               /* snd_nxt at the stall's start, stream offset */
     int64_t cur_start;          /* cur's retransmitted range, stream offsets; empty if none */
     int64_t cur_end;
+    int64_t dup_start;          /* what D-SACKs have reported of it so far, merged, stream offsets; empty if none */
+    int64_t dup_end;
     uint64_t mark_order;        /* sender transmission counter at the stall's start */
     bool awaiting_more_data;    /* had_more_data not settled yet */
     bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
+    bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
 } tapo_tracker;
 
@@ -105,11 +109,21 @@ void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts);
  * which revealed r. */
 void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_reveals *r);
 
+/* The newest tracker's stall ended with the sender's own packet (fin: it
+ * carried a FIN); what the sender sends next says whether it was closing. */
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin);
+
 /* The sender transmitted data beyond its previous snd_nxt. */
 void tapo_hs_new_data(tapo_hindsight *hs);
 
+/* The sender sent its FIN. */
+void tapo_hs_fin(tapo_hindsight *hs);
+
 /* The response ended: the peer sent a new request, or the sender its FIN. */
 void tapo_hs_response_ended(tapo_hindsight *hs);
+
+/* The peer sent payload (a request): the sender goes on, not closing. */
+void tapo_hs_request(tapo_hindsight *hs);
 
 /* [start, end), last sent at counter last_tx_order, arrived. */
 void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t last_tx_order);

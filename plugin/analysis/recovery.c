@@ -88,19 +88,26 @@ void tapo_retx_unseen(const tapo_retx_clues *c, const tapo_unseen_clues *u, tapo
      * retransmission that enough signals (a SACK under RACK, dupthres
      * duplicate ACKs without SACK) must have released, and earlier
      * expiries of the timer. */
-    uint32_t fast_lost = 0, timers_lost = 0;
+    uint32_t fast_lost = 0, timers_lost = 0, probes_elsewhere = 0;
     bool probe_first = false;
     if (trigger != TAPO_TRIGGER_FAST) {
         fast_lost = !u->original_new && c->signals >= c->fast_signals ? 1 : 0;
         timers_lost = timer_expiries(c, u->since_armed_s, &probe_first) - 1;
+        /* A tail-loss probe resends the last segment: of another range
+         * than this one, unless this one is the last. */
+        if (probe_first && !c->resends_last && timers_lost > 0) {
+            timers_lost--;
+            probes_elsewhere = 1;
+        }
     }
     uint32_t by_timing = fast_lost + timers_lost;
     uint32_t lost = by_timing;
     if (u->unseen_packets.known) {
         /* Counted packets win over timing: what timing cannot place was
-         * data above the range. */
+         * data above the range (a probe of another segment is none). */
         uint32_t counted = u->unseen_packets.n;
         uint32_t available = u->original_new ? (counted > 0 ? counted - 1 : 0) : counted;
+        available = available > probes_elsewhere ? available - probes_elsewhere : 0;
         lost = by_timing < available ? by_timing : available;
         out->unseen_beyond = available - lost;
         out->inferred |= TAPO_INFERRED_BY_IP_ID;

@@ -137,6 +137,7 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     const tapo_segment *lowest = SEG(sb, i);
     desc->found = true;
     desc->unseen = true;
+    desc->dsacked = true;
     desc->last_tx_s = lowest->last_tx_s;
     desc->dupacks_since = dupacks_now - lowest->dupacks_at_last_tx;
     desc->orig_frame = lowest->orig_frame;
@@ -149,7 +150,7 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
             desc->first_retx = seg->first_retx;
             desc->first_retx_frame = seg->first_retx_frame;
         }
-        desc->dsacked |= seg->dsacked;
+        desc->dsacked = desc->dsacked && seg->dsacked;
         desc->unseen = desc->unseen && !seg->seen;
     }
     /* Loss signals for the lowest entry: later transmissions that arrived
@@ -236,8 +237,12 @@ void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,
         tapo_segment *seg = SEG(sb, gone);
         if (!seg->sacked)
             note_delivered(sb, seg, mss, listener, fb);
-        if (seg->tx_count > 1)
+        if (seg->tx_count > 1) {
+            /* Karn as Linux applies it: retransmitted data acknowledged,
+             * SACKed before or not, forbids the ACK's sample. */
+            fb->retransmitted_delivered = true;
             remember_acked_retx(sb, seg);
+        }
         gone++;
     }
     g_array_remove_range(sb->segs, 0, gone);

@@ -82,7 +82,7 @@ typedef struct tapo_sb_desc {
     bool unseen;                 /* no transmission of the overlapped entries was captured */
     uint32_t prior_tx_max;       /* most transmissions of any overlapped entry, before this one */
     tapo_trigger first_retx;     /* first retransmission trigger of the lowest retransmitted entry */
-    bool dsacked;                /* a copy of the range was already reported duplicate */
+    bool dsacked;                /* every part of the range was already reported duplicate */
     uint32_t sacked_sent_after;  /* segments SACKed that were sent after the lowest entry's last transmission */
     uint64_t dupacks_since;      /* duplicate ACKs received since the lowest entry's last transmission */
     double last_tx_s;            /* last transmission of the lowest entry, sender time, seconds */

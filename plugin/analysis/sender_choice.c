@@ -26,14 +26,9 @@ static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, 
     return false;
 }
 
-int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
-                     const tapo_stall_record *rec, tapo_basis *basis)
+/* The endpoint whose data the connection is about (the paper's server). */
+static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *rec, tapo_basis *basis)
 {
-    int sender;
-    if (forced_sender(sum, cfg, &sender)) {
-        *basis = TAPO_BASIS_PREFERENCE;
-        return sender;
-    }
     uint64_t bytes0 = sum->payload_bytes[0], bytes1 = sum->payload_bytes[1];
     if (rec && bytes0 >= TAPO_BULK_BYTES && bytes1 >= TAPO_BULK_BYTES) {
         /* Both send bulk data in turns: the side whose data was in flight. */
@@ -60,6 +55,26 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
     }
     *basis = responder_bytes > 0 ? TAPO_BASIS_DATA : TAPO_BASIS_HANDSHAKE;
     return responder;
+}
+
+int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
+                     const tapo_stall_record *rec, tapo_basis *basis)
+{
+    int sender;
+    if (forced_sender(sum, cfg, &sender)) {
+        *basis = TAPO_BASIS_PREFERENCE;
+        return sender;
+    }
+    sender = data_sender(sum, rec, basis);
+    /* Both directions (spec section 1): a stall that the other endpoint's
+     * own retransmission ended delayed that endpoint's data (a request lost
+     * on its way to the server is the client's stall). */
+    const tapo_stall_view *other = rec ? &rec->view[1 - sender] : NULL;
+    if (other && other->stalled && other->snap.cur.dir == TAPO_DIR_OUT && other->snap.cur.retransmission) {
+        *basis = TAPO_BASIS_DIRECTION;
+        return 1 - sender;
+    }
+    return sender;
 }
 
 bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,

@@ -158,7 +158,20 @@ static void note_window(tapo_sender *s, const tapo_packet *p, tapo_rx_info *rx)
     }
 }
 
-static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, tapo_rx_info *rx)
+/* Remembers the SACK state after this ACK (tapo_peer_view). */
+static void remember_view(tapo_sender *s, const tapo_packet *p, bool away)
+{
+    tapo_peer_view v = { .seen_s = p->time_s, .has_ts = p->has_timestamps, .tsval = p->tsval, .counted = away };
+    if (away) {
+        tapo_sb_counts counts;
+        tapo_sb_count(&s->sb, tapo_sender_mss(s), &counts);
+        v.sacked_out = counts.sacked_out;
+        v.holes = counts.holes;
+    }
+    s->peer_views[tapo_ring_push(&s->view_ring, TAPO_PEER_VIEWS)] = v;
+}
+
+static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
 {
     if (!s->anchored) {
         /* The capture starts with the peer: its ACK marks our snd_una. */
@@ -171,6 +184,7 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, tapo
         if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
             return;   /* nonsense: ignore the whole ACK */
         uint32_t missed = tapo_segments(ack - s->snd_nxt, tapo_sender_mss(s));
+        s->capture_missed = true;   /* the receiver had data the capture never saw */
         s->unseen_beyond = s->unseen_beyond > missed ? s->unseen_beyond - missed : 0;
         s->snd_nxt = ack;   /* the capture missed some of our data */
     }
@@ -186,12 +200,15 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, tapo
         ack_rtt = advance_una(s, p, ack, rto_s, &listener, &karn_forbids);
     else if (dupack)
         s->dupacks++;
-    /* Linux (tcp_ack_update_rtt): the cumulative ACK's sample first, the
-     * SACK's when the ACK gave none; nothing after acking retransmitted data. */
-    rtt_candidate rtt = ack_rtt.valid ? ack_rtt : (karn_forbids ? (rtt_candidate){ 0 } : sack_rtt);
+    /* Linux (tcp_clean_rtx_queue, tcp_ack_update_rtt): the cumulative ACK's
+     * sample first, the SACK's when the ACK gave none; and none from a
+     * cumulative ACK that acknowledged retransmitted data (Karn), even when
+     * it also covered data sent once: that data waited behind the lost
+     * segment, and its "sample" is the whole recovery. */
+    rtt_candidate rtt = ack_rtt.valid && !karn_forbids ? ack_rtt : sack_rtt;
     rtt.from = una_before < ack ? una_before : ack;
     rtt.to = ack > s->snd_una ? ack : s->snd_una;
-    if (sack_rtt.valid && !ack_rtt.valid) {
+    if (sack_rtt.valid && !(ack_rtt.valid && !karn_forbids)) {
         rtt.from = sack_rtt.from;
         rtt.to = sack_rtt.to;
     }
@@ -205,9 +222,10 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, tapo
     note_loss_signals(s, p, dupack);
     if (ack >= s->snd_una)
         note_window(s, p, rx);
+    remember_view(s, p, away);
 }
 
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, tapo_rx_info *rx)
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
 {
     memset(rx, 0, sizeof *rx);
     if (!p->header_valid)
@@ -225,8 +243,9 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
     }
     if (p->payload_len > 0) {
         s->request_pending = true;
-        tapo_hs_response_ended(&s->hs);
+        s->peer_data_unacked = true;
+        tapo_hs_request(&s->hs);
     }
     if (p->flags & TAPO_TCP_ACK)
-        process_ack(s, p, rto_s, rx);
+        process_ack(s, p, rto_s, away, rx);
 }

@@ -31,12 +31,19 @@ static void anchor(tapo_sender *s, const tapo_packet *p)
     s->anchored = true;
 }
 
-static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t start)
+/* first: the sender's first packet of a capture that began after its SYN. */
+static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t start, bool first)
 {
     if (p->keep_alive || p->zero_window_probe)
         return true;
     if (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN | TAPO_TCP_RST))
         return false;
+    /* Decision: a capture taken in the middle of a long connection that
+     * begins with one byte from a sender begins with a keep-alive (Windows
+     * and BSD probe with one old byte, below what the peer acknowledged;
+     * without the peer's ACK the capture cannot tell): not data. */
+    if (first && p->payload_len == 1)
+        return true;
     /* Linux probes a closed window with one byte, or with an empty segment
      * at snd_una - 1 (tcp_xmit_probe_skb). */
     bool closed = s->rwnd_seen && s->rwnd == 0;
@@ -60,6 +67,17 @@ static bool sends_more_soon(const tapo_sender *s, int64_t payload, int64_t end)
 static tapo_tx_time tx_time(const tapo_packet *p, const tapo_send_context *ctx)
 {
     return (tapo_tx_time){ ctx->send_time_s, p->time_s, p->frame };
+}
+
+/* Sender packets the capture never saw since the previous one that can
+ * have carried data: an ACK the sender owed its peer (the peer sent payload
+ * since the sender's latest packet) is presumed among them. */
+static tapo_opt_count unseen_data_packets(const tapo_sender *s, const tapo_send_context *ctx)
+{
+    tapo_opt_count n = ctx->unseen_packets;
+    if (n.known && n.n > 0 && s->peer_data_unacked)
+        n.n--;
+    return n;
 }
 
 static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo, int64_t hi,
@@ -94,7 +112,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
         /* Every earlier copy was lost before the capture point. */
         tapo_unseen_clues u = {
             .original_new = original_new,
-            .unseen_packets = ctx->unseen_packets,
+            .unseen_packets = unseen_data_packets(s, ctx),
             .since_armed_s = clues.since_tx_s < ctx->silence_s ? clues.since_tx_s : ctx->silence_s,
         };
         tapo_unseen_estimate est;
@@ -151,11 +169,20 @@ static tapo_opt_s acked_seen(const tapo_sender *s, int64_t offset)
  * sender resent the data (not merely on its way), proof that the ACK had
  * not reached the sender, which resent after its timer (an RTO resends
  * snd_una); its snd_una stays there until it sends new data again. */
-static void record_acked_resend(tapo_sender *s, int64_t start, int64_t end,
+static void record_acked_resend(tapo_sender *s, const tapo_packet *p, int64_t start, int64_t end,
                                 const tapo_send_context *ctx, tapo_tx_info *tx)
 {
+    /* Each copy of the same acknowledged data counts: away from the sender,
+     * its timer resends it while the ACKs do not reach it. */
+    tapo_resend_run *run = &s->acked_resend;
+    if (run->copies && start < run->end && run->start < end) {
+        run->copies++;
+    } else {
+        *run = (tapo_resend_run){ start, end, 1, p->frame };
+    }
     tx->kind = TAPO_TX_RETRANSMISSION;
-    tx->retrans_count = 1;
+    tx->retrans_count = run->copies;
+    tx->first_retx_frame = run->copies > 1 ? run->first_frame : 0;
     tx->trigger = tx->first_retrans = TAPO_TRIGGER_TIMEOUT;
     tx->already_duplicated = true;
     tapo_opt_s acked = acked_seen(s, start);
@@ -226,8 +253,9 @@ static bool resends_unseen_original(const tapo_sender *s, const tapo_send_contex
     double timer_floor = fmax(ctx->threshold_s, ctx->rto_min_s);
     if (ctx->silence_s < TAPO_TIMER_SLACK * timer_floor)
         return false;
-    if (ctx->unseen_packets.known)
-        return ctx->unseen_packets.n >= 1;
+    tapo_opt_count unseen = unseen_data_packets(s, ctx);
+    if (unseen.known)
+        return unseen.n >= 1;
     return s->last_new_hints_more && !s->request_pending && s->sent_payload;
 }
 
@@ -235,6 +263,8 @@ static void record_data_above(tapo_sender *s, const tapo_packet *p, int64_t star
                               bool fin, const tapo_send_context *ctx, tapo_tx_info *tx)
 {
     int64_t from = start > s->snd_nxt ? start : s->snd_nxt;
+    if (!ctx->away && start > s->snd_nxt && s->sent_payload)
+        s->capture_missed = true;   /* at the sender, a gap in its sequence is the capture's */
     if (ctx->away && start > s->snd_nxt && start > s->data_start) {
         record_hole(s, s->snd_nxt, start);
     } else if (from == s->snd_nxt && from < end && resends_unseen_original(s, ctx)) {
@@ -264,13 +294,11 @@ static void describe_revealed(const tapo_sender *s, tapo_tx_info *tx)
         tx->packets_out_at_sender = tapo_segments(s->snd_nxt - tx->retx_start, mss) + s->unseen_beyond;
 }
 
-void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
-                         tapo_tx_info *tx)
+static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
+                        tapo_tx_info *tx)
 {
-    memset(tx, 0, sizeof *tx);
-    if (!p->header_valid)
-        return;
     bool syn = p->flags & TAPO_TCP_SYN, fin = p->flags & TAPO_TCP_FIN;
+    bool first = !s->anchored && !syn;
     tapo_sender_note_mss_option(s, p->mss_option);
     anchor(s, p);
     int64_t start = tapo_seq_offset(&s->seq, p->seq_raw);
@@ -283,7 +311,9 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
         s->sent_payload = s->sent_payload || p->payload_len > 0;
         s->request_pending = false;
     }
-    if (is_window_probe(s, p, start)) {
+    if (is_window_probe(s, p, start, first)) {
+        if (first)   /* a keep-alive's byte lies below what the peer acknowledged */
+            s->snd_una = s->snd_nxt = s->data_start = s->recovery_point = start + 1;
         tx->kind = TAPO_TX_WINDOW_PROBE;
         return;
     }
@@ -296,7 +326,7 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
         if (hi > lo)
             record_retransmission(s, p, lo, hi, ctx, false, tx);
         else
-            record_acked_resend(s, start, end, ctx, tx);
+            record_acked_resend(s, p, start, end, ctx, tx);
     }
     if (end > s->snd_nxt)
         record_data_above(s, p, start, end, fin, ctx, tx);
@@ -306,6 +336,17 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
     if (fin) {
         s->fin_sent = true;
         tapo_hs_response_ended(&s->hs);
+        tapo_hs_fin(&s->hs);
     }
     describe_revealed(s, tx);
+}
+
+void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
+                         tapo_tx_info *tx)
+{
+    memset(tx, 0, sizeof *tx);
+    if (!p->header_valid)
+        return;
+    take_packet(s, p, ctx, tx);
+    s->peer_data_unacked = false;   /* the packet acknowledges what the peer sent */
 }

@@ -145,6 +145,7 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     snap->request_pending = s->request_pending;
     snap->sent_payload = s->sent_payload;
     snap->window_closed_frame = s->window_closed_frame;
+    snap->capture_gap = s->capture_missed;
     /* Loss signals for the head of the window: SACKed segments, or without
      * SACK the duplicate ACKs since the head was last sent. */
     tapo_sb_desc head;
@@ -164,15 +165,48 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     facts->lost_out = counts.lost_out;
 }
 
+/* Whether the sender had received the peer's ACK seen at seen_s (and its
+ * TSval) when it sent a packet at send_time_s echoing echo. */
+static bool ack_had_arrived(double seen_s, bool ack_has_ts, uint32_t tsval, double send_time_s, double margin_s,
+                            bool has_echo, uint32_t echo)
+{
+    bool newer = has_echo && ack_has_ts && (int32_t)(tsval - echo) > 0;
+    return seen_s <= send_time_s + margin_s && !newer;
+}
+
+/* The SACK state the sender knew: after the latest of the peer's ACKs it
+ * had received, when a later one had not arrived. */
+static void sacks_received(const tapo_sender *s, double send_time_s, double margin_s, bool has_echo,
+                           uint32_t echo, tapo_acks_received *out)
+{
+    const tapo_peer_view *known = NULL;
+    bool later = false;
+    for (unsigned k = 0; k < s->view_ring.count; k++) {
+        const tapo_peer_view *v = &s->peer_views[tapo_ring_newest(&s->view_ring, TAPO_PEER_VIEWS, k)];
+        if (ack_had_arrived(v->seen_s, v->has_ts, v->tsval, send_time_s, margin_s, has_echo, echo)) {
+            known = v;
+            break;
+        }
+        later = true;
+    }
+    if (known && later && known->counted) {
+        out->sacks_behind = true;
+        out->sacked_out = known->sacked_out;
+        out->holes = known->holes;
+    }
+}
+
 void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double margin_s,
                                bool has_echo, uint32_t echo, tapo_acks_received *out)
 {
     bool known = false, missing = false;
     int64_t una = 0;
+    memset(out, 0, sizeof *out);
+    sacks_received(s, send_time_s, margin_s, has_echo, echo, out);
     for (unsigned k = 0; k < s->una_ring.count; k++) {
         const tapo_una_advance *a = &s->una_advances[k];
         bool newer = has_echo && a->has_ts && (int32_t)(a->tsval - echo) > 0;
-        bool arrived = a->seen_s <= send_time_s + margin_s && !newer;
+        bool arrived = ack_had_arrived(a->seen_s, a->has_ts, a->tsval, send_time_s, margin_s, has_echo, echo);
         if (arrived && (!known || a->to > una)) {
             una = a->to;
             known = true;
@@ -187,6 +221,13 @@ void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double 
 void tapo_sender_snapshot_behind(const tapo_sender *s, const tapo_acks_received *acks,
                                  tapo_snapshot *snap)
 {
+    if (acks->sacks_behind) {
+        /* SACKs the capture saw had not reached the sender. */
+        snap->sacked_out = acks->sacked_out;
+        snap->holes = acks->holes;
+        if (s->sack_seen)
+            snap->loss_signals = acks->sacked_out;
+    }
     if (!acks->behind)
         return;
     uint32_t behind = tapo_segments(s->snd_nxt - acks->una, tapo_sender_mss(s)) + s->unseen_beyond;
@@ -234,6 +275,14 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
     return *from < s->snd_nxt;
 }
 
+bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p)
+{
+    if (!p->header_valid || p->payload_len == 0 || !s->anchored || !s->sent_payload)
+        return false;
+    tapo_seqspace space = s->seq;
+    return tapo_seq_offset(&space, p->seq_raw) == s->snd_nxt;
+}
+
 tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw)
 {
     if (!s->anchored || s->snd_nxt <= s->data_start)
@@ -262,6 +311,11 @@ tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
         .acks_late = tx->acks_late,
         .lost_segments = tx->lost_before ? tx->lost_segments : 0,
     };
+}
+
+void tapo_sender_watch_sent(tapo_sender *s, bool fin)
+{
+    tapo_hs_cur_sent(&s->hs, fin);
 }
 
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)

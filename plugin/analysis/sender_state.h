@@ -38,6 +38,25 @@
  * MSS option (1448 for 1460): a segment within this share of it is full. */
 #define TAPO_FULL_SEGMENT_SHARE 0.9
 
+/* Copies of acknowledged data the sender sent again in a row (record_acked_resend). */
+typedef struct tapo_resend_run {
+    int64_t start, end;           /* the range, stream offsets */
+    uint32_t copies;              /* count, 0: none yet */
+    uint32_t first_frame;         /* the first copy's frame */
+} tapo_resend_run;
+
+/* The SACK state after one of the peer's ACKs, for a sender packet seen
+ * away from the sender, sent before later ACKs reached it. */
+#define TAPO_PEER_VIEWS 8
+typedef struct tapo_peer_view {
+    double seen_s;                /* when the capture saw the ACK, seconds */
+    bool has_ts;                  /* it carried a TSval */
+    uint32_t tsval;
+    bool counted;                 /* the counts were taken (the capture is away from the sender) */
+    uint32_t sacked_out;          /* segments SACKed after it */
+    uint32_t holes;               /* segments */
+} tapo_peer_view;
+
 /* One advance of the cumulative ACK. */
 typedef struct tapo_una_advance {
     int64_t to;                   /* snd_una after it, stream offset */
@@ -58,6 +77,10 @@ typedef struct tapo_sender {
     int64_t una_at_sender;        /* then: its snd_una, stream offset */
     tapo_una_advance una_advances[TAPO_UNA_HISTORY]; /* recent snd_una advances (ring) */
     tapo_ring una_ring;
+    tapo_peer_view peer_views[TAPO_PEER_VIEWS]; /* the SACK state after the peer's recent ACKs (ring) */
+    tapo_ring view_ring;
+    tapo_resend_run acked_resend; /* the latest resends of acknowledged data */
+    bool peer_data_unacked;       /* the peer sent payload since the sender's latest packet: it owes an ACK */
     int64_t data_start;           /* stream offset of the first payload byte */
     uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */
     tapo_scoreboard sb;
@@ -83,6 +106,7 @@ typedef struct tapo_sender {
     bool last_new_hints_more;     /* our highest new-data segment was full-sized or used up the window */
     bool sack_seen;               /* the peer has sent SACK blocks */
     bool fin_sent;                /* this endpoint sent its FIN */
+    bool capture_missed;          /* the capture missed some of its data (the peer acknowledged data never seen, or a gap in the sequence at the sender) */
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 
@@ -157,8 +181,9 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
                          tapo_tx_info *tx);
 
 /* A packet from the peer; rto_s is the sender's RTO (how long hindsight
- * waits for D-SACKs). */
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, tapo_rx_info *rx);
+ * waits for D-SACKs); away: the capture point is away from the sender (its
+ * SACK state after each ACK is kept, tapo_sender_acks_received). */
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx);
 
 /* ---- what the rest of the analysis asks -------------------------------- */
 
@@ -189,6 +214,9 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
 
 /* When the capture saw the sender's latest data, if the peer's ACK number
  * ack_raw acknowledges all of it. */
+/* Whether p carries new data right where the data seen so far ends. */
+bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p);
+
 tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw);
 
 /* The state part of a snapshot and the facts known now (stall.h). */
@@ -200,6 +228,9 @@ typedef struct tapo_acks_received {
     bool behind;                  /* its snd_una was below the capture's: una holds it */
     int64_t una;                  /* stream offset */
     bool missing;                 /* an ACK seen well before had not arrived (lost or late, not merely in flight) */
+    bool sacks_behind;            /* later SACKs had not reached it: its SACK state was this */
+    uint32_t sacked_out;          /* segments */
+    uint32_t holes;               /* segments */
 } tapo_acks_received;
 
 /* The cumulative ACKs it had received are those seen by send_time_s +
@@ -222,6 +253,10 @@ void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts);
 
 /* What the sender's retransmission tx revealed about its stall's start. */
 tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx);
+
+/* The newest watched stall ended with the sender's own packet (fin: it
+ * carried a FIN). */
+void tapo_sender_watch_sent(tapo_sender *s, bool fin);
 
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);

@@ -39,6 +39,8 @@ typedef struct tapo_cur {
     bool new_data;                  /* sender data beyond snd_nxt */
     bool retransmission;            /* sender data sent again (not a keep-alive or window probe) */
     bool handshake_retransmission;  /* a SYN or SYN-ACK sent again, by either side */
+    bool fin;                       /* it carries a FIN */
+    bool rst;                       /* it carries a RST */
     bool receiver_retransmission;   /* the receiver re-sent its own data */
     bool window_probe;              /* sender keep-alive or zero-window probe */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
@@ -78,6 +80,8 @@ typedef struct tapo_snapshot {
     bool request_pending;           /* the receiver sent payload after the sender's last payload */
     bool sent_payload;              /* the sender had sent payload before */
     uint32_t window_closed_frame;   /* evidence: the receiver's packet that closed the window in force; 0 open */
+    bool capture_gap;               /* the capture missed some of the sender's data before the stall */
+    bool clock_trouble;             /* the capture's clock went backwards or jumped in the connection before it */
     tapo_cur cur;
 } tapo_snapshot;
 
@@ -126,6 +130,10 @@ typedef struct tapo_verdict {
     tapo_basis sender_basis;        /* how it was chosen */
     bool sender_role_known;         /* the handshake was captured: */
     tapo_role sender_role;          /* then: that endpoint's role */
+    tapo_cause tree_cause;          /* the decision tree's cause, before the audit (audit.h) */
+    const char *audit_reason;       /* why the audit changed it; NULL: it did not */
+    tapo_confidence confidence;
+    unsigned caveats;               /* tapo_caveat bits */
     const tapo_stall_view *view;    /* the record's view for that sender */
     const tapo_facts *facts;        /* the view's facts the verdict used (at the packet, or final) */
 } tapo_verdict;

@@ -86,6 +86,10 @@ void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_fact
     else
         describe_peer(cur, &out->snap, &out->facts_at_packet);
     out->snap.cur.payload = cur->payload;
+    out->snap.cur.fin = cur->fin;
+    out->snap.cur.rst = cur->rst;
+    if (cur->own)
+        out->facts_at_packet.closing = cur->fin;
     out->bytes_at_packet = cur->bytes_sent;
     out->stalled = ends_stall(&out->snap, before_facts->duration_s, cfg);
 }

@@ -4,6 +4,7 @@
  */
 #include "stall_fields.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define F(id, name, label, type, blurb) [id] = { name, label, type, blurb }
@@ -13,7 +14,12 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
     F(TAPO_F_CATEGORY, "tapo.stall.category", "Category", TAPO_FIELD_STRING,
       "server, client, network or unknown"),
     F(TAPO_F_RULE, "tapo.stall.rule", "Decision", TAPO_FIELD_STRING,
-      "The rule of the decision tree that fired and the values it compared"),
+      "The rule of the decision tree that fired and the values it compared; what the audit found against it"),
+    F(TAPO_F_CONFIDENCE, "tapo.stall.confidence", "Confidence", TAPO_FIELD_STRING,
+      "How sure the verdict is: high, medium or low"),
+    F(TAPO_F_CAVEAT, "tapo.stall.caveat", "Caveats", TAPO_FIELD_STRING,
+      "Why the verdict is not more certain, comma-separated: no-rtt-sample, no-handshake, inferred, "
+      "capture-gap, clock, window-scale, audited"),
     F(TAPO_F_RETRANSMISSION, "tapo.stall.retransmission", "Timeout retransmission", TAPO_FIELD_BOOL,
       "The stall ended with a retransmission (spec rule 1)"),
     F(TAPO_F_DURATION, "tapo.stall.duration", "Duration", TAPO_FIELD_SECONDS,
@@ -149,6 +155,37 @@ static const char *inferred_line(unsigned bits, char buf[TAPO_INFERRED_LINE_MAX]
     return buf;
 }
 
+/* The caveat bits as "name,name". */
+static const char *caveat_line(unsigned bits, char buf[TAPO_CAVEAT_LINE_MAX])
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < TAPO_CAVEAT_COUNT_BITS; i++) {
+        if (!(bits & (1u << i)))
+            continue;
+        int n = snprintf(buf + used, TAPO_CAVEAT_LINE_MAX - used, "%s%s", used ? "," : "",
+                         tapo_caveat_name((tapo_caveat)(1u << i)));
+        if (n < 0 || (size_t)n >= TAPO_CAVEAT_LINE_MAX - used)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
+}
+
+/* The decision line: the tree's, and when the audit changed the cause,
+ * the audit's finding before it. */
+static void rule_line(const tapo_verdict *v, const tapo_config *cfg, char line[TAPO_RULE_LINE_MAX])
+{
+    tapo_classify_explain(&v->view->snap, v->facts, cfg, line);
+    if (!v->audit_reason)
+        return;
+    char tree[TAPO_RULE_LINE_MAX];
+    memcpy(tree, line, TAPO_RULE_LINE_MAX);
+    const tapo_cause_info *info = tapo_cause_get(v->cause);
+    snprintf(line, TAPO_RULE_LINE_MAX, "%s %s: audit: %s; the tree said %s", info->rule, info->name,
+             v->audit_reason, tree);
+}
+
 /* The sender state at the stall's start (paper Table 2). */
 static void state_fields(const tapo_verdict *v, tapo_field_value *out)
 {
@@ -230,8 +267,11 @@ void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, cons
     const tapo_snapshot *s = &v->view->snap;
     set_string(&out[TAPO_F_CAUSE], info->name);
     set_string(&out[TAPO_F_CATEGORY], tapo_category_name(v->category));
-    tapo_classify_explain(s, v->facts, cfg, text->rule);
+    rule_line(v, cfg, text->rule);
     set_string(&out[TAPO_F_RULE], text->rule);
+    set_string(&out[TAPO_F_CONFIDENCE], tapo_confidence_name(v->confidence));
+    if (v->caveats)
+        set_string(&out[TAPO_F_CAVEAT], caveat_line(v->caveats, text->caveat));
     set_bool(&out[TAPO_F_RETRANSMISSION], v->retransmission);
     set_seconds(&out[TAPO_F_DURATION], v->duration_s);
     set_seconds(&out[TAPO_F_THRESHOLD], s->threshold_s);

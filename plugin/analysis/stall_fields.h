@@ -28,7 +28,8 @@ typedef enum {
 
 /* In the order they are shown. */
 typedef enum {
-    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_RULE, TAPO_F_RETRANSMISSION, TAPO_F_DURATION, TAPO_F_THRESHOLD,
+    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_RULE, TAPO_F_CONFIDENCE, TAPO_F_CAVEAT, TAPO_F_RETRANSMISSION,
+    TAPO_F_DURATION, TAPO_F_THRESHOLD,
     TAPO_F_SRTT, TAPO_F_RTO, TAPO_F_PREV_FRAME,
     /* Evidence links. */
     TAPO_F_ORIG_FRAME, TAPO_F_PREV_RETRANS_FRAME, TAPO_F_LOSS_SIGNAL_FRAME, TAPO_F_DSACK_FRAME,
@@ -67,9 +68,12 @@ typedef struct tapo_field_value {
 #define TAPO_INFERRED_LINE_MAX 512   /* bytes, for the inferred field's text */
 
 /* The texts some fields are made of: it must live as long as they are used. */
+#define TAPO_CAVEAT_LINE_MAX 160     /* bytes, for the caveat field's names */
+
 typedef struct tapo_field_text {
     char inferred[TAPO_INFERRED_LINE_MAX];
     char rule[TAPO_RULE_LINE_MAX];
+    char caveat[TAPO_CAVEAT_LINE_MAX];
 } tapo_field_text;
 
 /* The values of one stall's fields. */

@@ -167,3 +167,39 @@ const char *tapo_inferred_text(tapo_inferred bit)
             return inferred_texts[i];
     return "";
 }
+
+static const char *const confidence_names[TAPO_CONFIDENCE_COUNT] = { "high", "medium", "low" };
+
+const char *tapo_confidence_name(tapo_confidence confidence)
+{
+    return (unsigned)confidence < TAPO_CONFIDENCE_COUNT ? confidence_names[confidence] : "low";
+}
+
+static const struct {
+    const char *name;
+    const char *text;
+} caveats[TAPO_CAVEAT_COUNT_BITS] = {
+    { "no-rtt-sample", "no RTT sample yet: the stall threshold is the initial RTO, so the gap may not be a stall" },
+    { "no-handshake", "the handshake was not captured: where the capture was taken, or which endpoint sends, is a guess" },
+    { "inferred", "the verdict relies on transmissions the capture could not see (tapo.stall.inferred)" },
+    { "capture-gap", "the capture missed packets of this connection (the peer acknowledged data never seen)" },
+    { "clock", "the capture's clock went backwards or jumped in this connection" },
+    { "window-scale", "the window scale is unknown (handshake not captured): only a zero window is certain" },
+    { "audited", "the packets contradicted the decision tree's cause: the audit changed it (tapo.stall.rule says why)" },
+};
+
+const char *tapo_caveat_name(tapo_caveat bit)
+{
+    for (unsigned i = 0; i < TAPO_CAVEAT_COUNT_BITS; i++)
+        if (bit == (tapo_caveat)(1u << i))
+            return caveats[i].name;
+    return "";
+}
+
+const char *tapo_caveat_text(tapo_caveat bit)
+{
+    for (unsigned i = 0; i < TAPO_CAVEAT_COUNT_BITS; i++)
+        if (bit == (tapo_caveat)(1u << i))
+            return caveats[i].text;
+    return "";
+}

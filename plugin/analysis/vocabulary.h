@@ -146,4 +146,31 @@ typedef enum {
 /* Description of one inferred bit, for the field and the docs. */
 const char *tapo_inferred_text(tapo_inferred bit);
 
+/* How sure a verdict is (spec section 8, tapo.stall.confidence). */
+typedef enum {
+    TAPO_CONFIDENCE_HIGH,        /* nothing the verdict rests on is uncertain */
+    TAPO_CONFIDENCE_MEDIUM,      /* some of the stall's context is uncertain, not what the rule that fired read */
+    TAPO_CONFIDENCE_LOW,         /* what the rule that fired read is uncertain, or no rule explains the stall */
+    TAPO_CONFIDENCE_COUNT
+} tapo_confidence;
+
+const char *tapo_confidence_name(tapo_confidence confidence);
+
+/* Why a verdict is not more certain (tapo.stall.caveat): a closed
+ * vocabulary, bits rendered in this order.  docs/causes.md lists them. */
+typedef enum {
+    TAPO_CAVEAT_NO_RTT_SAMPLE = 1 << 0,       /* the threshold is the initial RTO: no RTT sample yet */
+    TAPO_CAVEAT_NO_HANDSHAKE = 1 << 1,        /* the vantage or the sender was decided without a handshake */
+    TAPO_CAVEAT_INFERRED = 1 << 2,            /* it relies on transmissions the capture could not see */
+    TAPO_CAVEAT_CAPTURE_GAP = 1 << 3,         /* the capture missed packets of the connection */
+    TAPO_CAVEAT_CLOCK = 1 << 4,               /* the capture's clock went backwards or jumped */
+    TAPO_CAVEAT_WINDOW_SCALE = 1 << 5,        /* the window scale is unknown (handshake not captured) */
+    TAPO_CAVEAT_AUDITED = 1 << 6,             /* the packets contradicted the decision tree's cause */
+    TAPO_CAVEAT_COUNT_BITS = 7
+} tapo_caveat;
+
+/* The caveat's name in tapo.stall.caveat, and a sentence for the docs. */
+const char *tapo_caveat_name(tapo_caveat bit);
+const char *tapo_caveat_text(tapo_caveat bit);
+
 #endif /* TAPO_VOCABULARY_H */
