@@ -254,6 +254,7 @@ static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
     add_double(b, "dominant_cause_time_s", any ? f->stalled_by_cause_s[dominant] : 0.0);
     add_string(b, "advice", any ? tapo_cause_get(dominant)->hint : "");
     add_string(b, "vantage", f->vantage);
+    add_int(b, "low_confidence_stalls", f->low_confidence);
     json_builder_set_member_name(b, "stalled_time_by_cause_s");
     json_builder_begin_array(b);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
@@ -338,6 +339,7 @@ static tapo_flow_row *flow_from_json(JsonObject *o)
     f->bytes_to_client = (uint64_t)json_object_get_int_member(o, "bytes_to_client");
     f->stalls = (uint32_t)json_object_get_int_member(o, "stalls");
     f->stalled_s = json_object_get_double_member(o, "stalled_time_s");
+    f->low_confidence = (uint32_t)json_object_get_int_member_with_default(o, "low_confidence_stalls", 0);
     const char *vantage = json_object_get_string_member(o, "vantage");
     for (int v = 0; vantage && v < TAPO_VANTAGE_COUNT; v++)
         if (strcmp(vantage, tapo_vantage_name(v)) == 0)
@@ -423,16 +425,16 @@ void tapo_report_print_text(const tapo_report *r, FILE *out)
     for (unsigned i = 0; i < G_N_ELEMENTS(figure3_quantiles); i++)
         fprintf(out, "%s p%g %.2f", i ? "," : "", figure3_quantiles[i] * 100.0,
                 tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
-    fprintf(out, "\n\nMost stalled connections\n%-22s %-46s %8s %6s %10s %6s  %-9s %-20s %s\n",
-            "capture:frame", "client -> server", "dur(s)", "stalls", "stalled(s)", "ratio", "vantage",
+    fprintf(out, "\n\nMost stalled connections\n%-22s %-46s %8s %6s %5s %10s %6s  %-9s %-20s %s\n",
+            "capture:frame", "client -> server", "dur(s)", "stalls", "low", "stalled(s)", "ratio", "vantage",
             "dominant cause", "advice");
     for (guint i = 0; i < r->worst->len; i++) {
         const tapo_flow_row *f = r->worst->pdata[i];
         tapo_cause d = tapo_flow_dominant(f);
         char *where = g_strdup_printf("%s:%u", f->file, f->first_frame);
         char *ends = g_strdup_printf("%s -> %s", f->client, f->server);
-        fprintf(out, "%-22s %-46s %8.3f %6u %10.3f %6.2f  %-9s %-20s %s\n", where, ends, f->duration_s,
-                f->stalls, f->stalled_s, tapo_flow_ratio(f), f->vantage ? f->vantage : "-",
+        fprintf(out, "%-22s %-46s %8.3f %6u %5u %10.3f %6.2f  %-9s %-20s %s\n", where, ends, f->duration_s,
+                f->stalls, f->low_confidence, f->stalled_s, tapo_flow_ratio(f), f->vantage ? f->vantage : "-",
                 d == TAPO_CAUSE_COUNT ? "-" : tapo_cause_get(d)->name,
                 d == TAPO_CAUSE_COUNT ? "" : tapo_cause_get(d)->hint);
         g_free(where);

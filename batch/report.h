@@ -38,6 +38,7 @@ typedef struct tapo_flow_row {
     double stalled_s;                 /* sum of the stalls' durations, seconds */
     double stalled_by_cause_s[TAPO_CAUSE_COUNT];
     const char *vantage;              /* of its latest stall; NULL without stalls */
+    uint32_t low_confidence;          /* stalls whose verdict is of low confidence, count */
 } tapo_flow_row;
 
 double tapo_flow_ratio(const tapo_flow_row *f);

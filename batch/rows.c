@@ -17,7 +17,7 @@ static const char *const place_columns[] = {
 static const char *const flow_columns[] = {
     "file", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
     "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
-    "dominant_cause_time_s", "advice", "vantage",
+    "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls",
 };
 
 void tapo_rows_stall_header(GString *out, tapo_rows_format format)
@@ -169,5 +169,7 @@ void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
     put_text(s, format, any ? tapo_cause_get(dominant)->hint : "");
     begin(s, format, flow_columns[14], false);
     put_text(s, format, f->vantage ? f->vantage : "");
+    begin(s, format, flow_columns[15], false);
+    g_string_append_printf(s, "%u", f->low_confidence);
     g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
 }

@@ -109,6 +109,7 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
         row->stalled_s += v.duration_s;
         row->stalled_by_cause_s[v.cause] += v.duration_s;
         row->vantage = tapo_vantage_name(v.view->snap.vantage);
+        row->low_confidence += v.confidence == TAPO_CONFIDENCE_LOW;
     }
     if (w->sh->o->flows)
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);

@@ -57,7 +57,7 @@ end
 TAPO_FLOWS = { requested = explicit and parse_args(...) or nil }
 
 -- The C plugin's fields, read once the companion is active (activate()).
-local f_cause, f_duration, f_final, f_hint, f_vantage
+local f_cause, f_duration, f_final, f_hint, f_vantage, f_confidence
 local f_stream, f_srcport, f_dstport, f_len, f_flags, f_frame
 
 local proto = Proto("tapoflow", "TAPO per-flow stall view")
@@ -141,6 +141,7 @@ local function record_stall(pinfo, stream)
     rec.final = f_final().value
     rec.hint = f_hint() and f_hint().value or ""
     rec.vantage = f_vantage() and f_vantage().value or nil
+    rec.confidence = f_confidence() and f_confidence().value or nil
     return rec
 end
 
@@ -225,6 +226,7 @@ local function activate()
         f_final = Field.new("tapo.stall.final")
         f_hint = Field.new("tapo.stall.hint")
         f_vantage = Field.new("tapo.vantage")
+        f_confidence = Field.new("tapo.stall.confidence")
         f_stream = Field.new("tcp.stream")
         f_srcport = Field.new("tcp.srcport")
         f_dstport = Field.new("tcp.dstport")

@@ -19,7 +19,7 @@ M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
 -- Columns of the CSV output, in order.
 M.CSV_COLUMNS = { "stream", "client", "server", "start_s", "duration_s", "bytes_to_server",
                   "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
-                  "dominant_cause_time_s", "advice", "vantage" }
+                  "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls" }
 
 -- A new flow seen at time t (seconds), first packet from `client` to `server`.
 function M.new_flow(stream, t, client, server)
@@ -51,14 +51,15 @@ function M.dominant(by_cause)
 end
 
 -- Per-flow summaries from the flows and the stall records
--- (stalls[frame] = {stream, duration, cause, final, hint, vantage}).
+-- (stalls[frame] = {stream, duration, cause, final, hint, vantage, confidence}).
 function M.summarise(flows, stalls)
     local summaries, by_stream = {}, {}
     for stream, flow in pairs(flows) do
         local s = { stream = stream, client = flow.client, server = flow.server,
                     start = flow.first, duration = flow.last - flow.first,
                     bytes_to_server = flow.bytes_to_server, bytes_to_client = flow.bytes_to_client,
-                    stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, vantage = "" }
+                    stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, vantage = "",
+                    by_confidence = { high = 0, medium = 0, low = 0 } }
         by_stream[stream] = s
         summaries[#summaries + 1] = s
     end
@@ -71,6 +72,9 @@ function M.summarise(flows, stalls)
             c.count, c.time = c.count + 1, c.time + st.duration
             s.by_cause[st.cause] = c
             s.hints[st.cause] = st.hint or ""
+            if st.confidence and s.by_confidence[st.confidence] then
+                s.by_confidence[st.confidence] = s.by_confidence[st.confidence] + 1
+            end
             -- Where the capture was taken, as the latest stall of the flow saw it.
             if st.vantage and (not s.vantage_frame or st.frame > s.vantage_frame) then
                 s.vantage, s.vantage_frame = st.vantage, st.frame
@@ -135,13 +139,13 @@ function M.format_text(report, limit)
     end
     add("Stall ratio (stalled time / flow duration) over all flows: %s", table.concat(qs, ", "))
     add("")
-    add("%6s  %-44s %8s %6s %10s %6s  %-8s  %-20s %s", "stream", "client -> server", "dur(s)",
-        "stalls", "stalled(s)", "ratio", "vantage", "dominant cause", "advice")
+    add("%6s  %-44s %8s %6s %5s %10s %6s  %-8s  %-20s %s", "stream", "client -> server", "dur(s)",
+        "stalls", "low", "stalled(s)", "ratio", "vantage", "dominant cause", "advice")
     for i = 1, limited(report, limit) do
         local f = report.flows[i]
-        add("%6d  %-44s %8.3f %6d %10.3f %6.2f  %-8s  %-20s %s", f.stream, f.client .. " -> " .. f.server,
-            f.duration, f.stalls, f.stalled_time, f.ratio, f.vantage ~= "" and f.vantage or "-",
-            f.dominant or "-", f.advice)
+        add("%6d  %-44s %8.3f %6d %5d %10.3f %6.2f  %-8s  %-20s %s", f.stream, f.client .. " -> " .. f.server,
+            f.duration, f.stalls, f.by_confidence.low, f.stalled_time, f.ratio,
+            f.vantage ~= "" and f.vantage or "-", f.dominant or "-", f.advice)
     end
     if limited(report, limit) < #report.flows then
         add("(%d more flows; use limit=0 for all)", #report.flows - limited(report, limit))
@@ -162,7 +166,8 @@ function M.format_csv(report, limit)
         local row = { f.stream, f.client, f.server, string.format("%.6f", f.start),
                       string.format("%.6f", f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
                       string.format("%.6f", f.stalled_time), string.format("%.6f", f.ratio),
-                      f.dominant or "", string.format("%.6f", f.dominant_time), f.advice, f.vantage }
+                      f.dominant or "", string.format("%.6f", f.dominant_time), f.advice, f.vantage,
+                      f.by_confidence.low }
         for j, v in ipairs(row) do row[j] = csv_field(v) end
         out[#out + 1] = table.concat(row, ",")
     end
@@ -196,12 +201,14 @@ function M.format_json(report, limit)
         flows[#flows + 1] = string.format(
             '{"stream":%d,"client":%s,"server":%s,"start_s":%s,"duration_s":%s,' ..
             '"bytes_to_server":%d,"bytes_to_client":%d,"stalls":%d,"stalled_time_s":%s,' ..
-            '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"vantage":%s,"causes":[%s]}',
+            '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"vantage":%s,"causes":[%s],' ..
+            '"stalls_by_confidence":{"high":%d,"medium":%d,"low":%d}}',
             f.stream, json_string(f.client), json_string(f.server), json_number(f.start),
             json_number(f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
             json_number(f.stalled_time), json_number(f.ratio),
             f.dominant and json_string(f.dominant) or "null", json_string(f.advice),
-            f.vantage ~= "" and json_string(f.vantage) or "null", table.concat(causes, ","))
+            f.vantage ~= "" and json_string(f.vantage) or "null", table.concat(causes, ","),
+            f.by_confidence.high, f.by_confidence.medium, f.by_confidence.low)
     end
     local qs = {}
     for _, q in ipairs(report.ratio_quantiles) do

@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -99,6 +100,16 @@ class Outputs(unittest.TestCase):
         self.assertEqual(stall_node["total"], stalls)
         self.assertIn("Stall ratio (stalled time / flow duration) over all flows", text)
         self.assertIn("Tail stalls by congestion state", text)
+        # The Lua companion's columns, in its order (the capture and the
+        # connection's first frame stand for its stream number).
+        with open(os.path.join(ROOT, "lua", "tapo_report.lua")) as f:
+            lua = re.search(r"M.CSV_COLUMNS = \{([^}]*)\}", f.read()).group(1)
+        self.assertEqual(list(rows[0].keys())[2:], re.findall(r'"(\w+)"', lua)[1:])
+        # Low-confidence stalls per flow add up to the stall rows'.
+        stall_rows = [json.loads(l) for l in tapo("-q", "-F", "jsonl", *corpus()).stdout.splitlines()]
+        self.assertEqual(sum(int(r["low_confidence_stalls"]) for r in rows),
+                         sum(r["tapo.stall.confidence"] == "low" for r in stall_rows))
+        self.assertIn("Stalls by confidence", text)
         # The breakdown equals the plugin's statistics tree on one capture.
         mixed = os.path.join(ROOT, "test-captures", "mixed-web.pcap")
         tree = ts.run(["-2", "-q", "-z", "tapo,tree", "-r", ts.readable(mixed)]).stdout

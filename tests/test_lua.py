@@ -44,13 +44,16 @@ def independent_flows(pcap, two_pass=True):
             server_port = sport if syn_ack else dport
             f = flows[stream] = {"first": t, "last": t, "server_port": server_port,
                                  "to_server": 0, "to_client": 0, "stalls": 0, "time": 0.0,
-                                 "causes": collections.defaultdict(lambda: [0, 0.0])}
+                                 "causes": collections.defaultdict(lambda: [0, 0.0]),
+                                 "confidence": {"high": 0, "medium": 0, "low": 0}}
         f["first"], f["last"] = min(f["first"], t), max(f["last"], t)
         key = "to_server" if dport.split(",")[-1] == f["server_port"].split(",")[-1] else "to_client"
         f[key] += int(length.split(",")[-1] or 0)
-    for stream, duration, cause in ts.stall_fields(pcap, ["tcp.stream", "tapo.stall.duration",
-                                                          "tapo.stall.cause"], two_pass=two_pass):
+    for stream, duration, cause, confidence in ts.stall_fields(
+            pcap, ["tcp.stream", "tapo.stall.duration", "tapo.stall.cause", "tapo.stall.confidence"],
+            two_pass=two_pass):
         f = flows[int(stream.split(",")[-1])]
+        f["confidence"][confidence] += 1
         f["stalls"] += 1
         f["time"] += float(duration)
         f["causes"][cause][0] += 1
@@ -96,6 +99,7 @@ class JsonReport(unittest.TestCase):
             self.assertEqual((flow["bytes_to_server"], flow["bytes_to_client"]), (w["to_server"], w["to_client"]))
             self.assertEqual({c["cause"]: c["stalls"] for c in flow["causes"]},
                              {c: n for c, (n, _) in w["causes"].items()})
+            self.assertEqual(flow["stalls_by_confidence"], w["confidence"])
         times = [f["stalled_time_s"] for f in data["flows"]]
         self.assertEqual(times, sorted(times, reverse=True))
         self.assertEqual(data["summary"]["flows"], len(want))
@@ -136,6 +140,7 @@ class CsvAndTextReports(unittest.TestCase):
             self.assertAlmostEqual(float(row["stalled_time_s"]), w["time"], delta=1e-5)
             self.assertAlmostEqual(float(row["stall_ratio"]), w["ratio"], delta=1e-5)
             self.assertEqual(row["dominant_cause"] or None, w["dominant"])
+            self.assertEqual(int(row["low_confidence_stalls"]), w["confidence"]["low"])
 
     def test_csv_limit(self):
         rows = list(csv.reader(io.StringIO(report(os.path.join(CAPTURES, "mixed-web.pcap"), "csv", limit=3))))

@@ -39,7 +39,8 @@ def stats_tree(pcap, two_pass=True, filter_expr=None):
 
 
 FIELDS = ["tcp.stream", "tapo.stall.cause", "tapo.stall.category", "tapo.stall.retransmission",
-          "tapo.stall.duration", "tapo.stall.ca_state", "tapo.vantage"]
+          "tapo.stall.duration", "tapo.stall.ca_state", "tapo.vantage", "tapo.stall.confidence",
+          "tapo.stall.caveat"]
 
 
 def expected_tree(pcap, two_pass=True, display_filter=None):
@@ -47,7 +48,7 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
     extra = ["-Y", display_filter] if display_filter else []
     rows = ts.stall_fields(pcap, FIELDS, two_pass=two_pass, extra=extra)
     tree = collections.Counter()
-    for stream, cause, category, retrans, duration, ca_state, vantage in rows:
+    for stream, cause, category, retrans, duration, ca_state, vantage, confidence, caveats in rows:
         ms = int(float(duration) * 1000.0 + 0.5)
         for root, amount in (("Stalls", 1), ("Stalled time (ms)", ms)):
             path = [root, category] + (["timeout retransmission"] if ts.normalise_bool(retrans) else [])
@@ -64,6 +65,12 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
         tree[("Stall duration (ms)", next(n for lo, hi, n in DURATION_BINS if lo <= ms <= hi))] += 1
         tree[("Stalls by vantage",)] += 1
         tree[("Stalls by vantage", vantage)] += 1
+        tree[("Stalls by confidence",)] += 1
+        tree[("Stalls by confidence", confidence)] += 1
+        tree[("Stalls by confidence", confidence, cause)] += 1
+        for caveat in filter(None, caveats.split(",")):
+            tree[("Stalls by caveat",)] += 1
+            tree[("Stalls by caveat", caveat)] += 1
     streams = ts.run(["-r", ts.readable(pcap), "-T", "fields", "-e", "tcp.stream"] + extra).stdout.split()
     tree[("Conversations analysed",)] = len(set(streams))
     if rows:

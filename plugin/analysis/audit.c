@@ -18,15 +18,16 @@ static bool is_double(tapo_cause c)
     return c == TAPO_CAUSE_F_DOUBLE || c == TAPO_CAUSE_T_DOUBLE;
 }
 
-/* A D-SACK shows the receiver had the data before this copy: the earlier
- * copy was not lost again.  The retransmission was spurious, its timer
- * fired because ACKs were late or lost (spec rule 1.5; lost_out counts
- * only copies no D-SACK shows arrived, spec section 2). */
+/* A D-SACK, or an ACK the sender resent past, shows the receiver had the
+ * data before this copy: the earlier copy was not lost again.  The
+ * retransmission was spurious, its timer fired because ACKs were late or
+ * lost (spec rule 1.5; lost_out counts only copies no D-SACK shows
+ * arrived, spec section 2). */
 static finding dsack_against_double(const tapo_verdict *v, const tapo_facts *facts)
 {
     if (is_double(v->cause) && facts->cur_spurious)
         return (finding){ TAPO_CAUSE_ACK_DELAY,
-                          "a D-SACK shows the receiver had this data before: no copy was lost again" };
+                          "the receiver had this data before (its ACK or D-SACK says so): no copy was lost again" };
     return (finding){ v->cause, NULL };
 }
 
@@ -84,6 +85,8 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
         c |= TAPO_CAVEAT_WINDOW_SCALE;
     if (v->audit_reason)
         c |= TAPO_CAVEAT_AUDITED;
+    if (v->cause == TAPO_CAUSE_UNDETERMINED || v->cause == TAPO_CAUSE_RETRANS_UNDETERMINED)
+        c |= TAPO_CAVEAT_UNEXPLAINED;
     return c;
 }
 

@@ -51,5 +51,10 @@ unsigned tapo_breakdown(const tapo_verdict *v, tapo_breakdown_path out[TAPO_BREA
     if (v->cause == TAPO_CAUSE_TAIL)
         out[n++] = (tapo_breakdown_path){ { TAPO_NODE_TAIL, tapo_ca_state_name(snap->ca_state) }, 2, ms };
     out[n++] = (tapo_breakdown_path){ { TAPO_NODE_VANTAGE, tapo_vantage_name(snap->vantage) }, 2, 1 };
+    out[n++] = (tapo_breakdown_path){
+        { TAPO_NODE_CONFIDENCE, tapo_confidence_name(v->confidence), tapo_cause_get(v->cause)->name }, 3, 1 };
+    for (unsigned i = 0; i < TAPO_CAVEAT_COUNT_BITS; i++)
+        if (v->caveats & (1u << i))
+            out[n++] = (tapo_breakdown_path){ { TAPO_NODE_CAVEATS, tapo_caveat_name((tapo_caveat)(1u << i)) }, 2, 1 };
     return n;
 }

@@ -4,6 +4,8 @@
  */
 #include "sender_choice.h"
 
+#include "port_rules.h"
+
 /* The sender a preference forces, if it applies to this connection. */
 static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, int *sender)
 {
@@ -39,10 +41,16 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
         }
     }
     if (!sum->initiator.known) {
-        /* No handshake: the heavier sender so far; on a tie the endpoint
-         * that received the first packet seen (usually the server). */
-        *basis = bytes0 != bytes1 ? TAPO_BASIS_DATA : TAPO_BASIS_DEFAULT;
-        return bytes0 > bytes1 ? 0 : 1;
+        /* No handshake: the heavier sender so far; on a tie the server by
+         * its port, else the endpoint that received the first packet seen
+         * (usually the server). */
+        if (bytes0 != bytes1) {
+            *basis = TAPO_BASIS_DATA;
+            return bytes0 > bytes1 ? 0 : 1;
+        }
+        *basis = TAPO_BASIS_DEFAULT;
+        int server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+        return server >= 0 ? server : 1;
     }
     /* The responder, unless the initiator has sent more, and enough to be
      * more than a request: an upload. */

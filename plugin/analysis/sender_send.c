@@ -303,6 +303,8 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
     anchor(s, p);
     int64_t start = tapo_seq_offset(&s->seq, p->seq_raw);
     int64_t end = start + p->payload_len + (syn ? 1 : 0) + (fin ? 1 : 0);
+    if (start - s->snd_nxt > TAPO_SEQ_AHEAD_LIMIT)
+        return;   /* outside any window: another stream's, or garbage */
     int64_t before = start - s->data_start;
     tx->data_offset = before > 0 ? (uint64_t)before : 0;
     tx->handshake = syn;

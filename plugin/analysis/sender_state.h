@@ -30,6 +30,10 @@
 
 /* A peer ACK may acknowledge data the capture missed, but not absurdly much. */
 #define TAPO_ACK_AHEAD_LIMIT ((int64_t)1 << 30)   /* bytes */
+/* A segment may start above the data seen (the capture missed some), but
+ * not beyond the largest window RFC 7323 allows: such a one is outside any
+ * window the receiver offered, and no part of this stream. */
+#define TAPO_SEQ_AHEAD_LIMIT ((int64_t)1 << 30)   /* bytes */
 /* Cumulative ACK advances remembered, count: when data resent away from
  * the sender had been acknowledged (record_acked_resend). */
 #define TAPO_UNA_HISTORY 8

@@ -34,13 +34,51 @@ static void include_lag(tapo_ts_clock *k, uint32_t tsval, double t_s)
     k->lag_known = true;
 }
 
-static double measured_rate(const tapo_ts_clock *k)
+/* The latest packet's rate from the reference, when measured long enough. */
+static void measure(tapo_ts_clock *k)
 {
     double span = k->last_s - k->first_s;
     double ticks = ticks_since(k, k->last_tsval);
-    if (span < TAPO_TS_CLOCK_MIN_SPAN_S || ticks < TAPO_TS_CLOCK_MIN_TICKS)
+    if (span >= TAPO_TS_CLOCK_MIN_SPAN_S && ticks >= TAPO_TS_CLOCK_MIN_TICKS)
+        k->fastest_hz = fmax(k->fastest_hz, ticks / span);
+}
+
+static bool tick_fits_provisional_rate(const tapo_ts_clock *k, uint32_t tsval, double t_s)
+{
+    double span = t_s - k->first_s;
+    double ticks = ticks_since(k, tsval);
+    if (ticks < TAPO_TS_CLOCK_PROVISIONAL_TICKS || span <= 0.0)
+        return false;
+    return fabs(ticks / span / TAPO_TS_CLOCK_PROVISIONAL_HZ - 1.0) < TAPO_TS_CLOCK_PROVISIONAL_SHARE;
+}
+
+/* Queueing does not speed a clock up, and a tick early in a connection is
+ * rarely queued for long: one of the first packets (or the latest) fits
+ * 1 ms ticks within a quarter, or the rate is left unknown.  (One held on
+ * the way, a burst released late, fits no rate.) */
+static bool fits_provisional_rate(const tapo_ts_clock *k)
+{
+    if (tick_fits_provisional_rate(k, k->last_tsval, k->last_s))
+        return true;
+    for (unsigned i = 0; i < k->early_count; i++)
+        if (tick_fits_provisional_rate(k, k->early[i].tsval, k->early[i].t_s))
+            return true;
+    return false;
+}
+
+/* The rate: the fastest measured, taken as the common rate it is near.
+ * Measured rates are lower bounds (queueing slows them): where the first
+ * packets fit 1 ms ticks, that rate stands unless a faster one is
+ * measured, so that a burst released late, climbing through slower common
+ * rates, is not taken for one of them. */
+static double measured_rate(const tapo_ts_clock *k)
+{
+    double span = k->last_s - k->first_s;
+    double rate = k->fastest_hz;
+    if (rate == 0.0)
         return 0.0;
-    double rate = ticks / span;
+    if (rate < TAPO_TS_CLOCK_PROVISIONAL_HZ * (1.0 + TAPO_TS_CLOCK_SNAP_SHARE) && fits_provisional_rate(k))
+        return TAPO_TS_CLOCK_PROVISIONAL_HZ;
     for (unsigned i = 0; i < sizeof common_rates_hz / sizeof common_rates_hz[0]; i++)
         if (fabs(rate / common_rates_hz[i] - 1.0) < TAPO_TS_CLOCK_SNAP_SHARE)
             return common_rates_hz[i];
@@ -59,6 +97,7 @@ void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s)
     k->last_tsval = tsval;
     k->last_s = t_s;
     if (k->rate_hz == 0.0) {
+        measure(k);
         if (k->early_count < TAPO_TS_CLOCK_EARLY)
             k->early[k->early_count++] = (tapo_ts_tick){ tsval, t_s };
         k->rate_hz = measured_rate(k);
@@ -68,18 +107,6 @@ void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s)
             include_lag(k, k->early[i].tsval, k->early[i].t_s);
     }
     include_lag(k, tsval, t_s);
-}
-
-/* Queueing does not speed a clock up, and a tick early in a connection is
- * rarely queued for long: the first packets fit 1 ms ticks within a
- * quarter, or the rate is left unknown. */
-static bool fits_provisional_rate(const tapo_ts_clock *k)
-{
-    double span = k->last_s - k->first_s;
-    double ticks = ticks_since(k, k->last_tsval);
-    if (ticks < TAPO_TS_CLOCK_PROVISIONAL_TICKS || span <= 0.0)
-        return false;
-    return fabs(ticks / span / TAPO_TS_CLOCK_PROVISIONAL_HZ - 1.0) < TAPO_TS_CLOCK_PROVISIONAL_SHARE;
 }
 
 /* Before the rate is measured: the least lag of the first packets at the

@@ -10,7 +10,9 @@
  * The clock's rate is learned from the packets: TSval ticks are 1 ms on
  * today's Linux, BSDs and Windows, the kernel tick (4 or 10 ms) on older
  * stacks; a measured rate near a common one is taken as exact, because an
- * error of a tenth of a percent adds up over a long connection.
+ * error of a tenth of a percent adds up over a long connection.  A packet
+ * held on the way makes the clock look slow, never fast: the rate is the
+ * fastest measured, so a burst released late does not hide its own delay.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -45,6 +47,8 @@ typedef struct tapo_ts_clock {
     uint32_t first_tsval;                /* reference tick */
     double first_s;                      /* its capture time, seconds */
     double rate_hz;                      /* ticks per second; 0 until known */
+    double fastest_hz;                   /* the fastest rate measured from the reference
+                                          * (queueing only slows it), ticks per second; 0: none yet */
     bool lag_known;
     double lag_min_s;                    /* smallest arrival lag behind the clock, seconds */
     uint32_t last_tsval;

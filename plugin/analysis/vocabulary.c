@@ -182,10 +182,11 @@ static const struct {
     { "no-rtt-sample", "no RTT sample yet: the stall threshold is the initial RTO, so the gap may not be a stall" },
     { "no-handshake", "the handshake was not captured: where the capture was taken, or which endpoint sends, is a guess" },
     { "inferred", "the verdict relies on transmissions the capture could not see (tapo.stall.inferred)" },
-    { "capture-gap", "the capture missed packets of this connection (the peer acknowledged data never seen)" },
+    { "capture-gap", "the capture missed packets of this connection (the peer acknowledged data never seen, or the sender's sequence skips)" },
     { "clock", "the capture's clock went backwards or jumped in this connection" },
     { "window-scale", "the window scale is unknown (handshake not captured): only a zero window is certain" },
     { "audited", "the packets contradicted the decision tree's cause: the audit changed it (tapo.stall.rule says why)" },
+    { "unexplained", "no rule of the decision tree explains the stall (tapo.stall.rule says what was seen)" },
 };
 
 const char *tapo_caveat_name(tapo_caveat bit)

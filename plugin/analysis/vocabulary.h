@@ -166,7 +166,8 @@ typedef enum {
     TAPO_CAVEAT_CLOCK = 1 << 4,               /* the capture's clock went backwards or jumped */
     TAPO_CAVEAT_WINDOW_SCALE = 1 << 5,        /* the window scale is unknown (handshake not captured) */
     TAPO_CAVEAT_AUDITED = 1 << 6,             /* the packets contradicted the decision tree's cause */
-    TAPO_CAVEAT_COUNT_BITS = 7
+    TAPO_CAVEAT_UNEXPLAINED = 1 << 7,         /* no rule of the tree explains the stall */
+    TAPO_CAVEAT_COUNT_BITS = 8
 } tapo_caveat;
 
 /* The caveat's name in tapo.stall.caveat, and a sentence for the docs. */

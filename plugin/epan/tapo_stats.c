@@ -40,7 +40,7 @@ static void stats_init(stats_tree *st)
 {
     static const char *const roots[] = {
         TAPO_NODE_CONVERSATIONS, TAPO_NODE_STALLS, TAPO_NODE_TIME, TAPO_NODE_DOUBLE,
-        TAPO_NODE_TAIL, TAPO_NODE_VANTAGE,
+        TAPO_NODE_TAIL, TAPO_NODE_VANTAGE, TAPO_NODE_CONFIDENCE, TAPO_NODE_CAVEATS,
     };
     for (unsigned i = 0; i < G_N_ELEMENTS(roots); i++)
         stats_tree_create_node(st, roots[i], 0, STAT_DT_INT, true);

@@ -1,7 +1,8 @@
-/* vocabulary_md.c: prints the cause table of docs/causes.md from the one
- * vocabulary table, or checks that the docs contain it verbatim:
- *     tapo_vocabulary_md                 print the Markdown table
- *     tapo_vocabulary_md --check FILE    exit 1 unless FILE contains it
+/* vocabulary_md.c: prints the cause table and the caveat table of
+ * docs/causes.md from the one vocabulary table, or checks that the docs
+ * contain them verbatim:
+ *     tapo_vocabulary_md                 print the Markdown tables
+ *     tapo_vocabulary_md --check FILE    exit 1 unless FILE contains them
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -25,24 +26,45 @@ static GString *cause_table(void)
     return md;
 }
 
+static GString *caveat_table(void)
+{
+    GString *md = g_string_new("| caveat | what it says |\n|---|---|\n");
+    for (unsigned i = 0; i < TAPO_CAVEAT_COUNT_BITS; i++) {
+        tapo_caveat bit = (tapo_caveat)(1u << i);
+        g_string_append_printf(md, "| `%s` | %s |\n", tapo_caveat_name(bit), tapo_caveat_text(bit));
+    }
+    return md;
+}
+
+/* Whether doc holds table verbatim; says so on stderr when not. */
+static bool holds(const char *doc, const char *path, const char *what, const GString *table)
+{
+    if (strstr(doc, table->str))
+        return true;
+    fprintf(stderr, "%s lacks the %s table below (regenerate it with tapo_vocabulary_md):\n%s", path, what,
+            table->str);
+    return false;
+}
+
 int main(int argc, char **argv)
 {
-    GString *md = cause_table();
+    GString *causes = cause_table(), *caveats = caveat_table();
+    int status = 0;
     if (argc == 3 && strcmp(argv[1], "--check") == 0) {
         gchar *doc = NULL;
         if (!g_file_get_contents(argv[2], &doc, NULL, NULL)) {
             fprintf(stderr, "cannot read %s\n", argv[2]);
-            return 1;
+            status = 1;
+        } else {
+            bool ok = holds(doc, argv[2], "cause", causes);
+            ok = holds(doc, argv[2], "caveat", caveats) && ok;
+            status = ok ? 0 : 1;
         }
-        bool found = strstr(doc, md->str) != NULL;
-        if (!found)
-            fprintf(stderr, "%s lacks the cause table below (regenerate it with tapo_vocabulary_md):\n%s",
-                    argv[2], md->str);
         g_free(doc);
-        g_string_free(md, TRUE);
-        return found ? 0 : 1;
+    } else {
+        printf("%s\n%s", causes->str, caveats->str);
     }
-    fputs(md->str, stdout);
-    g_string_free(md, TRUE);
-    return 0;
+    g_string_free(causes, TRUE);
+    g_string_free(caveats, TRUE);
+    return status;
 }

@@ -1,0 +1,170 @@
+"""The patterns experts refuted on real captures (issue 18), each on a
+capture built for it (trust_captures.py, where each builder says how its
+capture was made): through tshark with the plugin, one pass and two, the
+verdict the construction implies, and no contradiction for verdict_audit.
+"""
+
+import os
+import shutil
+import tempfile
+import unittest
+
+import trust_captures
+import tshark_runner as ts
+import verdict_audit
+
+FIELDS = ["frame.number", "tapo.stall.cause", "tapo.stall.rule", "tapo.stall.retrans_count",
+          "tapo.stall.in_flight", "tapo.stall.sacked_out", "tapo.stall.spurious", "tapo.stall.inferred",
+          "tapo.stall.srtt", "tapo.stall.duration", "tapo.stall.confidence", "tapo.stall.caveat",
+          "tapo.stall.final", "tapo.stall.orig_frame", "tapo.stall.prev_retrans_frame",
+          "tapo.stall.loss_signal_frame", "tapo.stall.dsack_frame", "tapo.sender", "tapo.vantage"]
+
+
+class TrustPatterns(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="tapo-trust-", dir=ts.config_dir())
+        os.chmod(cls.dir, 0o755)
+        cls.paths = {name: trust_captures.write(cls.dir, name) for name in trust_captures.PATTERNS}
+        for path in cls.paths.values():
+            os.chmod(path, 0o644)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def stalls(self, name, two_pass=True):
+        rows = ts.stall_fields(self.paths[name], FIELDS, two_pass=two_pass)
+        return [dict(zip(FIELDS, r)) for r in rows]
+
+    def packets(self, name):
+        packets, _ = verdict_audit.capture_fields(self.paths[name], two_pass=True)
+        return packets
+
+    def retransmission_stalls(self, name, two_pass=True):
+        """Stalls ending at a data packet that Wireshark calls a retransmission."""
+        pk = self.packets(name)
+        return [s for s in self.stalls(name, two_pass)
+                if pk[int(s["frame.number"])]["retransmission"] and pk[int(s["frame.number"])]["len"]]
+
+    def test_no_pattern_contradicts_the_packets(self):
+        for name, path in sorted(self.paths.items()):
+            for two_pass in (True, False):
+                with self.subTest(capture=name, two_pass=two_pass):
+                    failures = []
+                    verdict_audit.audit_capture(name, path, failures.append, two_pass=two_pass)
+                    self.assertFalse(failures, "\n".join(failures))
+
+    def test_p01_consecutive_ids_say_nothing_was_sent(self):
+        # One pass cannot know yet that nothing followed the lost segment
+        # (tail): the count is the point.
+        for two_pass in (True, False):
+            stall, = self.retransmission_stalls("p01_consecutive_ids", two_pass)
+            self.assertEqual(stall["tapo.stall.retrans_count"], "1")
+            self.assertNotIn(stall["tapo.stall.cause"], ("f-double", "t-double"))
+            self.assertNotIn("retransmissions were lost", stall["tapo.stall.inferred"])
+        stall, = self.retransmission_stalls("p01_consecutive_ids")
+        self.assertEqual(stall["tapo.stall.cause"], "tail")
+
+    def test_p02_keep_alive_then_fin_is_an_idle_close(self):
+        stall, = self.stalls("p02_keep_alive_then_fin")
+        self.assertEqual(stall["tapo.stall.cause"], "client-idle")
+        self.assertIn("no-handshake", stall["tapo.stall.caveat"])
+
+    def test_p03_a_known_hole_is_no_packet_delay(self):
+        stall, = self.stalls("p03_hole_no_retransmission")
+        self.assertEqual(stall["tapo.stall.cause"], "undetermined")
+        self.assertIn("SACK blocks showed a hole", stall["tapo.stall.rule"])
+        self.assertEqual(stall["tapo.stall.confidence"], "low")
+        self.assertIn("audited", stall["tapo.stall.caveat"])
+
+    def test_p04_a_dsacked_double_is_ack_delay_in_hindsight(self):
+        first, second = self.retransmission_stalls("p04_double_dsacked")
+        self.assertEqual(first["tapo.stall.cause"], "tail")
+        self.assertEqual(second["tapo.stall.cause"], "ack-delay")
+        self.assertTrue(ts.normalise_bool(second["tapo.stall.spurious"]))
+        self.assertTrue(second["tapo.stall.dsack_frame"])
+        self.assertIn("the tree said 1.1 t-double", second["tapo.stall.rule"])
+        # One pass has not seen the D-SACK yet: the tree's double stands.
+        _, second = self.retransmission_stalls("p04_double_dsacked", two_pass=False)
+        self.assertEqual(second["tapo.stall.cause"], "t-double")
+
+    def test_p05_a_double_links_its_original_and_earlier_copy(self):
+        stall, = self.retransmission_stalls("p05_links_of_a_double")
+        self.assertEqual(stall["tapo.stall.cause"], "f-double")
+        pk = self.packets("p05_links_of_a_double")
+        orig, prev = int(stall["tapo.stall.orig_frame"]), int(stall["tapo.stall.prev_retrans_frame"])
+        self.assertFalse(pk[orig]["retransmission"])
+        self.assertTrue(pk[prev]["retransmission"])
+        self.assertLess(orig, prev)
+        self.assertTrue(stall["tapo.stall.loss_signal_frame"])
+
+    def test_p06_a_lost_request_is_the_clients_stall(self):
+        for two_pass in (True, False):
+            stalls = self.retransmission_stalls("p06_lost_request", two_pass)
+            self.assertEqual([(s["tapo.stall.cause"], s["tapo.sender"].split()[0]) for s in stalls],
+                             [("tail", "initiator"), ("t-double", "initiator")])
+
+    def test_p07_a_shared_id_counter_makes_no_retransmission(self):
+        stalls = self.stalls("p07_shared_id_counter")
+        self.assertTrue(stalls)
+        self.assertEqual({s["tapo.stall.cause"] for s in stalls}, {"client-idle"})
+        self.assertGreater(max(float(s["tapo.stall.duration"]) for s in stalls), 4.9)
+        self.assertFalse(any(s["tapo.stall.retrans_count"] for s in stalls))
+
+    def test_p08_a_partial_dsack_is_no_spurious_retransmission(self):
+        stall, = self.retransmission_stalls("p08_partial_dsack")
+        self.assertEqual(stall["tapo.stall.cause"], "tail")
+        self.assertFalse(ts.normalise_bool(stall["tapo.stall.spurious"]))
+
+    def test_p09_a_resent_segment_gives_no_rtt_sample(self):
+        stalls = self.stalls("p09_karn")
+        self.assertEqual([s["tapo.stall.cause"] for s in stalls if not s["tapo.stall.retrans_count"]][-1],
+                         "data-unavailable")
+        last = stalls[-1]
+        self.assertAlmostEqual(float(last["tapo.stall.duration"]), 1.5, places=3)
+        self.assertLess(float(last["tapo.stall.srtt"]), 0.1)
+
+    def test_p10_the_senders_view_lags_by_the_path(self):
+        for two_pass in (True, False):
+            stall, = self.retransmission_stalls("p10_acks_on_their_way", two_pass)
+            self.assertEqual(stall["tapo.vantage"], "receiver")
+            self.assertEqual((stall["tapo.stall.in_flight"], stall["tapo.stall.sacked_out"]), ("6", "0"))
+            self.assertNotIn(stall["tapo.stall.cause"], ("small-cwnd", "small-rwnd", "large-dupthres"))
+
+    def test_p11_copies_seen_are_counted(self):
+        for two_pass in (True, False):
+            stalls = self.retransmission_stalls("p11_copies_seen", two_pass)
+            self.assertEqual([(s["tapo.stall.cause"], s["tapo.stall.retrans_count"]) for s in stalls[1:]],
+                             [("t-double", "2"), ("t-double", "3")])
+        self.assertEqual(self.retransmission_stalls("p11_copies_seen")[0]["tapo.stall.cause"], "tail")
+
+    def test_p12_missing_ids_of_other_packets_are_no_copies(self):
+        for two_pass in (True, False):
+            stall, = self.retransmission_stalls("p12_ids_of_other_packets", two_pass)
+            self.assertEqual(stall["tapo.stall.retrans_count"], "1")
+            self.assertNotIn(stall["tapo.stall.cause"], ("f-double", "t-double"))
+
+    def test_p13_an_idle_close_is_client_idle(self):
+        stall, = self.stalls("p13_idle_close")
+        self.assertEqual(stall["tapo.stall.cause"], "client-idle")
+        self.assertIn("closed an idle connection", stall["tapo.stall.rule"])
+
+    def test_p13_a_reset_after_retries_is_no_delivery(self):
+        stalls = self.stalls("p13_reset_after_retries")
+        *retries, reset = stalls
+        self.assertEqual([s["tapo.stall.cause"] for s in retries], ["tail", "t-double", "t-double"])
+        self.assertEqual({s["tapo.sender"].split()[0] for s in retries}, {"initiator"})
+        self.assertNotIn(reset["tapo.stall.cause"], ("packet-delay", "data-unavailable", "resource-constraint"))
+
+    def test_p14_bursts_are_not_send_gaps(self):
+        # Every gap the client sees comes from the link's bursts: the
+        # server's timestamps show it sending every 10 ms.  (One pass, at
+        # the client's ACK that follows the first packets of a burst, has
+        # not yet seen the packets the server sent meanwhile: hindsight
+        # revokes those stalls.)
+        self.assertEqual(self.stalls("p14_bursty_uplink"), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,456 @@
+"""Captures built packet by packet for the verdicts experts refuted on real
+captures (issue 18, patterns 1-14; docs/algorithm.md, "The audit").  Each
+builder says how its capture was made, and test_trust.py asserts what
+follows from that, not what the engine happens to say.
+
+Raw IP link type.  The server (10.0.0.1:80) answers a client
+(10.0.0.2:40000); where the capture point sits is set by the handshake's
+timing (spec section 1): at the server the SYN-ACK follows the SYN at once,
+at the client the ACK follows the SYN-ACK at once, in the middle both wait
+half a round trip.
+
+    python3 tests/trust_captures.py OUT_DIR [NAME...]     writes NAME.pcap files
+"""
+
+import os
+import sys
+
+import pcapfile
+from pcapfile import ACK, FIN, PSH, RST, SYN, Connection, tcp_options
+
+CLIENT, SERVER = 0, 1
+MSS = 1000
+
+
+class Flow:
+    """One connection as a capture point saw it: each side's next new
+    sequence number and IP ID, TCP timestamps on a 1 kHz clock if asked."""
+
+    def __init__(self, client_port=40000, timestamps=False, client_host="10.0.0.2"):
+        self.conn = Connection(client=(client_host, client_port), server=("10.0.0.1", 80))
+        self.next_seq = [1, 1]
+        self.received = [1, 1]          # the next byte each side expects of the other
+        self.timestamps = timestamps
+        self.last_tsval = [0, 0]        # each side's latest TSval, to echo
+        self.tsvals = [[], []]          # each side's (sent at, TSval), to echo what had arrived
+        self.id_steps = [None, None]    # per side, an iterator of IP ID steps (None: one by one)
+        self.records = []
+
+    def handshake(self, t, rtt, at, sack=True):
+        """at: "server", "client" or "middle"; sack: both offer SACK."""
+        syn_wait, ack_wait = {"server": (0.0001, rtt), "client": (rtt, 0.0001),
+                              "middle": (rtt / 2, rtt / 2)}[at]
+        ts = (lambda side, when: (self.tsval(side, when), self.last_tsval[1 - side])) if self.timestamps \
+            else (lambda side, when: None)
+        opts = lambda side, when: tcp_options(mss=MSS, wscale=7, sack_perm=sack, ts=ts(side, when))
+        self.add(t, self.conn.packet(CLIENT, 0, 0, SYN, options=opts(CLIENT, t), ip_id=self.id(CLIENT)))
+        t += syn_wait
+        self.add(t, self.conn.packet(SERVER, 0, 1, SYN | ACK, options=opts(SERVER, t), ip_id=self.id(SERVER)))
+        t += ack_wait
+        self.send(t, CLIENT, 0, window=512)
+        return t
+
+    # ---- what each side sends -------------------------------------------
+
+    def tsval(self, side, sent_at):
+        # Each host's clock: 1 tick per millisecond of its own send time.
+        self.last_tsval[side] = int(round(sent_at * 1000)) + (7000 if side == SERVER else 3000)
+        self.tsvals[side].append((sent_at, self.last_tsval[side]))
+        return self.last_tsval[side]
+
+    def echo(self, side, heard_by):
+        """The TSval side echoes: the other side's latest one sent by heard_by
+        (None: the latest of all)."""
+        sent = [v for at, v in self.tsvals[1 - side] if heard_by is None or at <= heard_by]
+        return sent[-1] if sent else 0
+
+    def id(self, side, ip_id=None):
+        if ip_id is None:
+            ip_id = self.conn.ip_id[side]
+        step = next(self.id_steps[side], 1) if self.id_steps[side] else 1
+        self.conn.ip_id[side] = ip_id + step
+        return ip_id
+
+    def add(self, t, packet):
+        self.records.append((t, packet))
+
+    def send(self, t, side, length, seq=None, flags=ACK, ack=None, sack=(), ip_id=None, sent_at=None,
+             window=512, payload=None, heard_by=None):
+        """A packet from side at capture time t; seq defaults to new data.
+        sent_at: when the sender sent it, for its TSval (default t);
+        heard_by: it echoes the other side's TSvals sent until then (default:
+        all so far).  Returns the relative sequence number it carried."""
+        if seq is None:
+            seq = self.next_seq[side]
+        end = seq + length + (1 if flags & FIN else 0)
+        self.next_seq[side] = max(self.next_seq[side], end)
+        ack = self.received[side] if ack is None else ack
+        options = b""
+        if self.timestamps or sack:
+            ts = (self.tsval(side, t if sent_at is None else sent_at), self.echo(side, heard_by)) \
+                if self.timestamps else None
+            options = tcp_options(ts=ts, sack=[(self.conn.isn[1 - side] + l, self.conn.isn[1 - side] + r)
+                                               for l, r in sack])
+        data = payload if payload is not None else b"x" * length
+        self.add(t, self.conn.packet(side, seq, ack, flags | (PSH if length else 0), window=window,
+                                     payload=data, options=options, ip_id=self.id(side, ip_id)))
+        return seq
+
+    def deliver(self, side, upto):
+        """side has now received the other side's bytes up to upto."""
+        self.received[side] = max(self.received[side], upto)
+
+    def request(self, t, length=100):
+        seq = self.send(t, CLIENT, length)
+        self.deliver(SERVER, seq + length)
+        return seq
+
+    def write(self, path):
+        pcapfile.write_pcap(path, sorted(self.records, key=lambda r: r[0]))
+
+
+def exchange(f, t, rtt, segments, at):
+    """A request at t and a response of segments, delivered and
+    acknowledged, seen at the capture point at: "server", "client" or
+    "middle".  Returns the time of the client's ACK."""
+    to_response, to_ack = {"server": (0.001, rtt), "client": (rtt, 0.0001),
+                           "middle": (rtt / 2 + 0.001, rtt / 2)}[at]
+    f.request(t)
+    t += to_response
+    for _ in range(segments):
+        f.send(t, SERVER, MSS)
+        t += 0.0001
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    t += to_ack
+    f.send(t, CLIENT, 0)
+    return t
+
+
+# ---- the patterns -----------------------------------------------------------
+
+def p01_consecutive_ids():
+    """Pattern 1.  In the middle of the path: the server's host numbers its
+    packets from one counter shared with other connections (its IDs here
+    jump by 3 to 9), then the response's last segment passes the capture
+    point and is lost beyond it, and the server's timer resends it 18 s
+    later with the very next ID: nothing was sent in between, it is the
+    first retransmission (a tail loss), whatever an RTO schedule fitted
+    to 18 s would count."""
+    f = Flow()
+    f.id_steps[SERVER] = iter([4, 7, 3, 9, 5, 6, 3, 8, 4, 7])
+    t = f.handshake(0.0, 0.1, "middle")
+    t = exchange(f, t + 0.1, 0.1, 4, "middle")
+    t = exchange(f, t + 0.1, 0.1, 4, "middle")
+    f.id_steps[SERVER] = None
+    f.request(t + 0.05)
+    lost = f.send(t + 0.1, SERVER, MSS)
+    f.send(t + 18.1, SERVER, MSS, seq=lost)
+    f.deliver(CLIENT, lost + MSS)
+    f.send(t + 18.15, CLIENT, 0)
+    return f
+
+
+def p02_keep_alive_then_fin():
+    """Pattern 2.  Captured at the server mid-stream (no handshake): the
+    server's keep-alive (one old byte), the client's ACK, and 14 s later the
+    server closes the idle connection.  Nothing was outstanding but the
+    probe, no request pending: the client was idle."""
+    f = Flow()
+    f.next_seq = [1001, 50001]
+    f.received = [50001, 1001]
+    f.send(100.0, SERVER, 1, seq=50000)
+    f.send(100.05, CLIENT, 0)
+    f.send(114.0, SERVER, 0, flags=ACK | FIN)
+    f.deliver(CLIENT, 50002)
+    f.send(114.05, CLIENT, 0)
+    return f
+
+
+def p03_hole_no_retransmission():
+    """Pattern 3.  At the server: of six segments the second is missing at
+    the client (its SACK blocks show the hole), and no retransmission
+    follows; 10 s later the client acknowledges everything.  A stall with a
+    known hole is no packet-delay ("no loss"), and nothing in the capture
+    says what healed it."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 2, "server")
+    f.request(t + 0.05)
+    first = f.next_seq[SERVER]
+    for i in range(6):
+        f.send(t + 0.06 + i * 0.0001, SERVER, MSS)
+    f.send(t + 0.11, CLIENT, 0, ack=first + MSS, sack=[(first + 2 * MSS, first + 6 * MSS)])
+    f.deliver(CLIENT, first + 6 * MSS)
+    f.send(t + 10.11, CLIENT, 0)
+    return f
+
+
+def p04_double_dsacked():
+    """Pattern 4.  At the server: the response's last segment arrives but
+    the client's ACKs are lost on the way back; the server's timer resends
+    it twice (0.3 s, then 0.6 s later), and the client's ACK of the second
+    copy carries a D-SACK of the whole segment: it had the data already.
+    No copy was lost again: the ACKs were (ack-delay), once hindsight has
+    the D-SACK; in one pass the second copy is a timeout double."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 4, "server")
+    f.request(t + 0.05)
+    last = f.send(t + 0.06, SERVER, MSS)
+    f.send(t + 0.36, SERVER, MSS, seq=last)
+    f.send(t + 0.96, SERVER, MSS, seq=last)
+    f.deliver(CLIENT, last + MSS)
+    f.send(t + 1.01, CLIENT, 0, sack=[(last, last + MSS)])
+    return f
+
+
+def p05_links_of_a_double():
+    """Pattern 5.  At the server: of eight segments the first is lost; three
+    SACKs bring its fast retransmission, which is lost too; the timer
+    resends it again: an f-double whose links are the original, the fast
+    retransmission and the first SACK."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 4, "server")
+    f.request(t + 0.05)
+    first = f.next_seq[SERVER]
+    for i in range(8):
+        f.send(t + 0.06 + i * 0.0001, SERVER, MSS)
+    for k in range(3):
+        f.send(t + 0.111 + k * 0.0001, CLIENT, 0, ack=first, sack=[(first + MSS, first + (k + 2) * MSS)])
+    f.send(t + 0.1114, SERVER, MSS, seq=first)
+    for k in range(3, 7):
+        f.send(t + 0.112 + k * 0.0001, CLIENT, 0, ack=first, sack=[(first + MSS, first + (k + 2) * MSS)])
+    f.send(t + 0.6, SERVER, MSS, seq=first)
+    f.deliver(CLIENT, first + 8 * MSS)
+    f.send(t + 0.65, CLIENT, 0)
+    return f
+
+
+def p06_lost_request():
+    """Pattern 6.  At the client: its request is lost on the way; its timer
+    resends it after 0.3 s (lost again) and after 0.9 s; the server then
+    answers with a large response.  The stalls are the client's own (the
+    initiator sends the data they delay): a tail loss, then a timeout
+    double."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "client")
+    t = exchange(f, t + 0.05, 0.05, 20, "client")
+    req = f.send(t + 0.05, CLIENT, 300)
+    f.send(t + 0.35, CLIENT, 300, seq=req)
+    f.send(t + 0.95, CLIENT, 300, seq=req)
+    f.deliver(SERVER, req + 300)
+    t += 1.0
+    for i in range(20):
+        f.send(t + i * 0.0001, SERVER, MSS)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.003, CLIENT, 0)
+    return f
+
+
+def p07_shared_id_counter():
+    """Pattern 7.  At the server: the client's host numbers all its packets
+    from one counter, so its IDs on this connection jump by 5 to 120 (its
+    other connections are not captured).  After one request and 5 s of
+    idleness it sends a new request, 40 IDs on: new data never sent
+    before, the server's stall a client-idle one, no retransmission; and
+    likewise for the requests after it."""
+    f = Flow()
+    f.id_steps[CLIENT] = iter([5, 17, 9, 40, 33, 120, 11, 70, 25, 6, 90, 14, 50, 60, 21, 8, 45])
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 3, "server")
+    t = exchange(f, t + 5.0, 0.05, 3, "server")
+    for _ in range(3):
+        t = exchange(f, t + 0.2, 0.05, 3, "server")
+    t = exchange(f, t + 5.0, 0.05, 3, "server")
+    return f
+
+
+def p08_partial_dsack():
+    """Pattern 8.  At the server: of two 500-byte segments the first is lost
+    and the client's SACK of the second is lost on its way back; the
+    server's timer resends both bytes at once in one 1000-byte copy.  The
+    client's ACK jumps past it (the copy filled the hole) with a D-SACK of
+    its second half only: the retransmission was needed, not spurious
+    (a tail loss)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 4, "server")
+    f.request(t + 0.05)
+    a = f.send(t + 0.06, SERVER, 500)
+    f.send(t + 0.0601, SERVER, 500)
+    f.send(t + 0.36, SERVER, 1000, seq=a)
+    f.deliver(CLIENT, a + 1000)
+    f.send(t + 0.41, CLIENT, 0, sack=[(a + 500, a + 1000)])
+    return f
+
+
+def p09_karn():
+    """Pattern 9.  At the server, without SACK: of two segments the first is
+    lost and resent five times (0.3 s to 4.8 s apart; the client's
+    duplicate ACK says the second arrived) before one cumulative ACK covers
+    both.  That ACK says nothing of the round trip (Karn: it acknowledges
+    resent data), which stays 50 ms.  1 s later the server answers the
+    next request only after a 1.5 s pause: a stall (data-unavailable) that
+    a round trip taken from the second segment's send time would hide."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server", sack=False)
+    t = exchange(f, t + 0.05, 0.05, 4, "server")
+    f.request(t + 0.05)
+    seg = f.send(t + 0.06, SERVER, MSS)
+    f.send(t + 0.0601, SERVER, MSS)
+    f.send(t + 0.11, CLIENT, 0)
+    at = t + 0.06
+    for backoff in (0.3, 0.6, 1.2, 2.4, 4.8):
+        at += backoff
+        f.send(at, SERVER, MSS, seq=seg)
+    f.deliver(CLIENT, seg + 2 * MSS)
+    f.send(at + 0.05, CLIENT, 0)
+    t = at + 1.0
+    f.request(t)
+    f.send(t + 1.5, SERVER, MSS)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 1.55, CLIENT, 0)
+    return f
+
+
+def p10_acks_on_their_way():
+    """Pattern 10.  At the client, 100 ms from the server (TCP timestamps):
+    the server sends six segments; the first is lost, the other five wait
+    in a queue and reach the client just before the server's timer resends
+    the first.  The client's SACKs of them leave microseconds before that
+    copy arrives: the server had six segments out and no SACK when it
+    resent (in flight 6)."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.1, "client")
+    t = exchange(f, t + 0.05, 0.1, 4, "client")
+    f.request(t)
+    sent = t + 0.05
+    first = f.next_seq[SERVER]
+    f.next_seq[SERVER] += MSS               # the first is lost before the capture point
+    arrive = sent + 0.05 + 0.99
+    for i in range(1, 6):
+        f.send(arrive + i * 0.0001, SERVER, MSS, sent_at=sent, heard_by=sent - 0.05)
+        f.send(arrive + i * 0.0001 + 0.00001, CLIENT, 0, ack=first,
+               sack=[(first + MSS, first + (i + 1) * MSS)])
+    f.send(sent + 1.0 + 0.05, SERVER, MSS, seq=first, sent_at=sent + 1.0, heard_by=sent + 1.0 - 0.05)
+    f.deliver(CLIENT, first + 6 * MSS)
+    f.send(sent + 1.0501, CLIENT, 0)
+    return f
+
+
+def p11_copies_seen():
+    """Pattern 11.  In the middle of the path (TCP timestamps): a segment
+    and three copies pass the capture point, 0.53, 1.06 and 2.11 s apart
+    by the server's own clock, and the first three are lost beyond it.
+    The second copy is the segment's second retransmission, the third its
+    third: timeout doubles, whatever the capture's clock says."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.1, "middle")
+    t = exchange(f, t + 0.1, 0.1, 4, "middle")
+    f.request(t + 0.05)
+    seg = f.send(t + 0.1, SERVER, MSS)
+    at = t + 0.1
+    for backoff in (0.53, 1.06, 2.11):
+        at += backoff
+        f.send(at, SERVER, MSS, seq=seg)
+    f.deliver(CLIENT, seg + MSS)
+    f.send(at + 0.1, CLIENT, 0)
+    return f
+
+
+def p12_ids_of_other_packets():
+    """Pattern 12.  In the middle of the path: the server's IDs step by one.
+    It sends four segments (the first lost beyond the capture point), then
+    its ACK of the client's next data and a probe of the fourth segment,
+    both lost before the capture point (two IDs missing); its timer then
+    resends the first segment.  The missing IDs were those two packets,
+    not copies of the first segment: its first retransmission."""
+    f = Flow()
+    t = f.handshake(0.0, 0.1, "middle")
+    t = exchange(f, t + 0.1, 0.1, 4, "middle")
+    t = exchange(f, t + 0.2, 0.1, 4, "middle")
+    f.request(t + 0.05)
+    first = f.next_seq[SERVER]
+    for i in range(4):
+        f.send(t + 0.1 + i * 0.0001, SERVER, MSS)
+    f.deliver(CLIENT, first)
+    f.send(t + 0.15, CLIENT, 0, ack=first, sack=[(first + MSS, first + 4 * MSS)])
+    f.send(t + 0.16, CLIENT, 50)
+    f.deliver(SERVER, f.next_seq[CLIENT])
+    f.id(SERVER)                            # the server's ACK of those 50 bytes: lost
+    f.id(SERVER)                            # its probe of the fourth segment: lost
+    f.send(t + 0.5, SERVER, MSS, seq=first)
+    f.deliver(CLIENT, first + 4 * MSS)
+    f.send(t + 0.55, CLIENT, 0)
+    return f
+
+
+def p13_idle_close():
+    """Pattern 13a.  At the server: a response fully acknowledged, then 3 s
+    later the server's TLS close_notify (31 bytes) with its FIN, its IDs
+    consecutive: it closed an idle connection (client-idle), no server
+    short of resources."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 6, "server")
+    f.send(t + 3.0, SERVER, 31, flags=ACK | FIN)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 3.05, CLIENT, 0, flags=ACK | FIN)
+    f.deliver(SERVER, f.next_seq[CLIENT])
+    f.send(t + 3.0501, SERVER, 0)
+    return f
+
+
+def p13_reset_after_retries():
+    """Pattern 13b.  At the client: its request goes unanswered through three
+    retries (0.3, 0.6, 1.2 s apart); it gives up with a reset.  The retries
+    are the client's doubles; the reset ends no wait for data."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "client")
+    t = exchange(f, t + 0.05, 0.05, 10, "client")
+    req = f.send(t + 0.05, CLIENT, 300)
+    at = t + 0.05
+    for backoff in (0.3, 0.6, 1.2):
+        at += backoff
+        f.send(at, CLIENT, 300, seq=req)
+    f.send(at + 2.4, CLIENT, 0, seq=req + 300, flags=RST | ACK)
+    return f
+
+
+def p14_bursty_uplink():
+    """Pattern 14.  At the client, 40 ms from the server (TCP timestamps):
+    the server sends a segment every 10 ms for 3 s, and a link on the way
+    holds them and lets them through in bursts every 0.5 s.  The client
+    sees 0.5 s gaps; the server's own clock shows it never stopped
+    sending: no stall while it sends."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.04, "client")
+    t = exchange(f, t + 0.05, 0.04, 4, "client")
+    f.request(t)
+    start = t + 0.02
+    for i in range(300):
+        sent = start + i * 0.01
+        burst_end = start + 0.5 * (int(i * 0.01 / 0.5) + 1)
+        arrive = burst_end + 0.02 + (i % 50) * 0.00002
+        f.send(arrive, SERVER, MSS, sent_at=sent, heard_by=sent - 0.02)
+        if i % 2 == 1:
+            f.deliver(CLIENT, f.next_seq[SERVER])
+            f.send(arrive + 0.00001, CLIENT, 0)
+    return f
+
+
+PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
+
+
+def write(out_dir, name):
+    path = os.path.join(out_dir, name + ".pcap")
+    PATTERNS[name]().write(path)
+    return path
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for n in sys.argv[2:] or PATTERNS:
+        print(write(out, n))

@@ -1,0 +1,451 @@
+"""An expert's check of TAPO's verdicts against the packets, independent of
+TAPO: every fact comes from plain TCP and IP fields that Wireshark decodes
+itself (raw sequence numbers, IP IDs, SACK and D-SACK blocks, windows, its
+own keep-alive analysis).  Two kinds of checks, on every stall:
+
+- evidence links: each names a frame of the kind its name says;
+- contradictions (spec section 8): a verdict the packets refute, whatever
+  the rule that produced it (docs/algorithm.md, "The audit", lists the
+  engine's side of each).
+
+Shared by test_evidence (the labelled corpus) and test_audit (every
+capture, the real ones included, one pass and two).
+"""
+
+import collections
+import re
+
+import tshark_runner as ts
+
+LINKS = ["tapo.stall.orig_frame", "tapo.stall.prev_retrans_frame", "tapo.stall.loss_signal_frame",
+         "tapo.stall.dsack_frame", "tapo.stall.window_frame", "tapo.stall.window_update_frame"]
+STALL_FIELDS = ["frame.number", "tapo.stall.cause", "tapo.stall.rule", "tapo.stall.prev_frame",
+                "tapo.stall.mss", "tapo.stall.in_flight", "tapo.stall.packets_out",
+                "tapo.stall.retrans_count", "tapo.stall.first_retrans", "tapo.stall.rwnd",
+                "tapo.stall.dupthres", "tapo.sender.port", "tapo.vantage", "tapo.stall.inferred",
+                "tapo.stall.spurious", "tapo.stall.confidence", "tapo.stall.caveat",
+                "tapo.stall.final"] + LINKS
+# Spec section 4: the rule that names each cause ("undetermined" is 1.7
+# after a retransmission and 7 otherwise).
+RULES = {"f-double": {"1.1"}, "t-double": {"1.1"}, "tail": {"1.2"}, "small-rwnd": {"1.3"},
+         "small-cwnd": {"1.3"}, "continuous-loss": {"1.4"}, "ack-delay": {"1.5"},
+         "large-dupthres": {"1.6"}, "undetermined": {"1.7", "7"}, "zero-window": {"2"},
+         "data-unavailable": {"3"}, "resource-constraint": {"4"}, "client-idle": {"5"},
+         "packet-delay": {"6"}}
+RETRANSMISSION_CAUSES = {"f-double", "t-double", "tail", "small-cwnd", "small-rwnd", "continuous-loss",
+                         "ack-delay", "large-dupthres"}
+# Numbers the decision line may quote, and the field each must equal.
+QUOTED = [(r"\bin_flight (\d+)", "tapo.stall.in_flight"), (r"\bpackets_out (\d+)", "tapo.stall.packets_out"),
+          (r"\bretrans_count (\d+)", "tapo.stall.retrans_count"), (r"\brwnd (\d+)", "tapo.stall.rwnd"),
+          (r"\bdupthres (\d+)", "tapo.stall.dupthres"),
+          (r"first retransmission (fast|timeout|probe)", "tapo.stall.first_retrans")]
+CONFIDENCES = {"high", "medium", "low"}
+# docs/causes.md, "Caveats": the closed vocabulary of tapo.stall.caveat.
+CAVEATS = {"no-rtt-sample", "no-handshake", "inferred", "capture-gap", "clock", "window-scale", "audited",
+           "unexplained"}
+MOD = 2 ** 32
+FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
+# IP IDs that step by more than this between two packets of one connection
+# say nothing about what it sent (docs/algorithm.md, "IP IDs").
+ID_STEP_MAX = 64
+
+PACKET_FIELDS = ["frame.number", "frame.time_relative", "tcp.stream", "tcp.srcport", "ip.src", "ipv6.src",
+                 "ip.id", "tcp.seq", "tcp.ack", "tcp.len", "tcp.flags", "tcp.window_size",
+                 "tcp.options.sack_le", "tcp.options.sack_re", "tcp.options.sack.dsack_le",
+                 "tcp.options.sack.dsack_re", "tcp.analysis.duplicate_ack", "tcp.analysis.keep_alive",
+                 "tcp.analysis.retransmission"]
+
+
+def before(a, b):
+    """a < b in sequence space (RFC 1982 style)."""
+    return 0 < (b - a) % MOD < 2 ** 31
+
+
+def at_or_before(a, b):
+    return a == b or before(a, b)
+
+
+def ints(value):
+    return [int(v, 0) for v in value.split(",") if v]
+
+
+def last(value):
+    """The innermost of a tunnelled packet's values."""
+    return value.split(",")[-1]
+
+
+def capture_fields(pcap, two_pass=True, packets_too=True):
+    """One tshark run: every TCP frame (raw sequence numbers) and, on the
+    stall-ending ones, TAPO's fields.  Returns (packets, stalls)."""
+    fields = (PACKET_FIELDS if packets_too else ["frame.number"]) + STALL_FIELDS[1:]
+    args = ["-r", ts.readable(pcap), "-o", "tcp.relative_sequence_numbers:FALSE", "-T", "fields",
+            "-E", "separator=/t", "-Y", "tcp" if packets_too else "tapo.stall"]
+    if two_pass:
+        args.insert(0, "-2")
+    for f in fields:
+        args += ["-e", f]
+    packets, stalls = {}, []
+    for line in ts.run(args).stdout.splitlines():
+        v = dict(zip(fields, line.split("\t")))
+        if v.get("tapo.stall.cause"):
+            stalls.append({f: v[f] for f in STALL_FIELDS})
+        if not packets_too or not v["tcp.stream"] or "," in v["tcp.stream"]:
+            continue   # TCP in TCP: the inner connection is not checked here
+        packets[int(v["frame.number"])] = {
+            "time": float(v["frame.time_relative"]), "stream": int(v["tcp.stream"]),
+            "port": int(v["tcp.srcport"]), "host": last(v["ip.src"] or v["ipv6.src"]),
+            "id": int(last(v["ip.id"]), 16) if v["ip.id"] else None,
+            "seq": int(v["tcp.seq"]), "ack": int(v["tcp.ack"] or 0), "len": int(v["tcp.len"] or 0),
+            "flags": int(v["tcp.flags"], 16), "window": int(v["tcp.window_size"] or 0),
+            "sack_le": ints(v["tcp.options.sack_le"]), "sack_re": ints(v["tcp.options.sack_re"]),
+            "dsack_le": ints(v["tcp.options.sack.dsack_le"]),
+            "dsack_re": ints(v["tcp.options.sack.dsack_re"]),
+            "dupack": bool(v["tcp.analysis.duplicate_ack"]),
+            "keep_alive": bool(v["tcp.analysis.keep_alive"]),
+            "retransmission": bool(v["tcp.analysis.retransmission"]),
+        }
+    return packets, stalls
+
+
+def seq_length(p):
+    """Sequence numbers a packet occupies: its payload, SYN and FIN."""
+    return p["len"] + bool(p["flags"] & SYN) + bool(p["flags"] & FIN)
+
+
+def overlaps(p, q):
+    """Two packets of one sender carry a sequence number in common."""
+    if not seq_length(p) or not seq_length(q):
+        return False
+    return before(p["seq"], q["seq"] + seq_length(q)) and before(q["seq"], p["seq"] + seq_length(p))
+
+
+def holes(p):
+    """SACK blocks above the cumulative ACK (a D-SACK block is no hole)."""
+    return [(le, re) for le, re in zip(p["sack_le"], p["sack_re"])
+            if before(p["ack"], le) and (le, re) not in zip(p["dsack_le"], p["dsack_re"])]
+
+
+class Checker:
+    """Checks the stalls of one capture; fail(stall, what) reports."""
+
+    def __init__(self, name, packets, fail):
+        self.name, self.pkts, self.report = name, packets, fail
+        # Each endpoint's packets in each connection, in frame order.
+        self.sent = collections.defaultdict(list)
+        self.by_host = collections.defaultdict(list)
+        for f, p in sorted(self.pkts.items()):
+            self.sent[(p["stream"], p["port"])].append((f, p))
+            self.by_host[p["host"]].append((f, p))
+        self.kinds = collections.Counter()
+
+    def fail(self, stall, what):
+        self.report("%s frame %s (%s): %s" % (self.name, stall["frame.number"], stall["tapo.stall.cause"], what))
+
+    # ---- the whole check ------------------------------------------------
+
+    def check(self, stall):
+        s = int(stall["frame.number"])
+        self.check_rule(stall)
+        self.check_trust_fields(stall)
+        if s not in self.pkts:
+            return   # a tunnelled connection
+        cur = self.pkts[s]
+        checks = {"tapo.stall.orig_frame": self.original, "tapo.stall.prev_retrans_frame": self.earlier_retx,
+                  "tapo.stall.loss_signal_frame": self.loss_signal, "tapo.stall.dsack_frame": self.dsack,
+                  "tapo.stall.window_frame": self.window_closed,
+                  "tapo.stall.window_update_frame": self.window_opened}
+        for field in LINKS:
+            if stall[field]:
+                frame, p = self.link(stall, field)
+                if p is not None:
+                    checks[field](stall, s, cur, frame, p)
+                    self.kinds[field] += 1
+        for contradiction in (self.double_yet_dsacked, self.no_loss_yet_hole, self.keep_alive_as_data,
+                              self.reset_as_data, self.idle_close_as_server, self.copies_uncounted,
+                              self.copies_never_sent, self.ids_of_other_connections,
+                              self.retransmission_of_the_other_sender):
+            contradiction(stall, s, cur)
+
+    # ---- evidence links -------------------------------------------------
+
+    def sent_before(self, p, frame):
+        """The packets p's sender sent in its connection before frame."""
+        return [(f, q) for f, q in self.sent[(p["stream"], p["port"])] if f < frame]
+
+    def link(self, stall, field):
+        frame = int(stall[field])
+        cur = self.pkts[int(stall["frame.number"])]
+        if frame not in self.pkts or self.pkts[frame]["stream"] != cur["stream"]:
+            self.fail(stall, "%s=%d is no frame of this connection" % (field, frame))
+            return frame, None
+        return frame, self.pkts[frame]
+
+    def from_sender(self, stall, p):
+        return p["port"] == int(stall["tapo.sender.port"])
+
+    def original(self, stall, s, cur, o, p):
+        """The first transmission of bytes that cur sends again."""
+        if not (o < s and self.from_sender(stall, p) and overlaps(p, cur)):
+            self.fail(stall, "orig_frame %d does not carry cur's bytes before it" % o)
+        for f, q in self.sent_before(p, o):
+            if overlaps(q, p) and overlaps(q, cur):
+                self.fail(stall, "orig_frame %d is not the first copy: frame %d sent it before" % (o, f))
+
+    def earlier_retx(self, stall, s, cur, r, p):
+        """An earlier retransmission of cur's bytes: itself a copy of data sent before."""
+        if not (r < s and self.from_sender(stall, p) and overlaps(p, cur)):
+            self.fail(stall, "prev_retrans_frame %d does not carry cur's bytes before it" % r)
+        copied = any(overlaps(q, p) for f, q in self.sent_before(p, r))
+        # Away from the sender an original lost upstream never shows: the
+        # first copy seen is then the retransmission.
+        lost_upstream = stall["tapo.vantage"] != "sender" and not stall["tapo.stall.orig_frame"]
+        if not (copied or lost_upstream):
+            self.fail(stall, "prev_retrans_frame %d is no retransmission" % r)
+        if stall["tapo.stall.orig_frame"] and not int(stall["tapo.stall.orig_frame"]) < r:
+            self.fail(stall, "prev_retrans_frame %d is not after the original" % r)
+
+    def loss_signal(self, stall, s, cur, f, p):
+        """A receiver ACK that does not cover cur's first byte and reports
+        data above it (SACK) or repeats itself (a duplicate ACK)."""
+        if not (f < s and not self.from_sender(stall, p) and p["flags"] & ACK):
+            self.fail(stall, "loss_signal_frame %d is no earlier ACK from the receiver" % f)
+        if not at_or_before(p["ack"], cur["seq"]):
+            self.fail(stall, "loss_signal_frame %d already acknowledges cur's bytes" % f)
+        sack_above = any(before(cur["seq"], re) for re in p["sack_re"])
+        if not (sack_above or p["dupack"]):
+            self.fail(stall, "loss_signal_frame %d is neither a SACK above cur nor a duplicate ACK" % f)
+
+    def dsack(self, stall, s, cur, f, p):
+        """Wireshark's own D-SACK block covering cur's bytes, after cur."""
+        if not (f > s and not self.from_sender(stall, p)):
+            self.fail(stall, "dsack_frame %d is no later packet of the receiver" % f)
+        if not any(before(le, cur["seq"] + cur["len"]) and before(cur["seq"], re)
+                   for le, re in zip(p["dsack_le"], p["dsack_re"])):
+            self.fail(stall, "dsack_frame %d has no D-SACK block over cur's bytes" % f)
+
+    def receiver_packets(self, stall, first, last_frame):
+        stream = self.pkts[int(stall["frame.number"])]["stream"]
+        sender = int(stall["tapo.sender.port"])
+        receiver = [key for key in self.sent if key[0] == stream and key[1] != sender]
+        return [(f, q) for key in receiver for f, q in self.sent[key] if first <= f <= last_frame]
+
+    def receiver_windows(self, stall, first, last_frame):
+        return [(f, q) for f, q in self.receiver_packets(stall, first, last_frame)
+                if q["flags"] & ACK and not q["flags"] & SYN]
+
+    def window_closed(self, stall, s, cur, w, p):
+        """The receiver's advertisement below one MSS that stayed in force
+        until the stall began."""
+        mss, prev = int(stall["tapo.stall.mss"]), int(stall["tapo.stall.prev_frame"])
+        if not (w <= prev and not self.from_sender(stall, p) and p["window"] < mss):
+            self.fail(stall, "window_frame %d is no receiver window below %d bytes before the gap" % (w, mss))
+        for f, q in self.receiver_windows(stall, w, prev):
+            if q["window"] >= mss:
+                self.fail(stall, "window_frame %d: frame %d opened the window before the gap" % (w, f))
+
+    def window_opened(self, stall, s, cur, u, p):
+        """The first receiver packet at or after the stall's end that opened it again."""
+        mss = int(stall["tapo.stall.mss"])
+        if not (u >= s and not self.from_sender(stall, p) and p["window"] >= mss):
+            self.fail(stall, "window_update_frame %d is no receiver window of %d bytes or more" % (u, mss))
+        closed = int(stall["tapo.stall.window_frame"] or 0)
+        if not closed:
+            self.fail(stall, "window_update_frame %d without a closed window" % u)
+        for f, q in self.receiver_windows(stall, closed, u - 1):
+            if q["window"] >= mss:
+                self.fail(stall, "window_update_frame %d: frame %d opened the window first" % (u, f))
+
+    # ---- the decision line and how sure ----------------------------------
+
+    def check_rule(self, stall):
+        rule, cause = stall["tapo.stall.rule"], stall["tapo.stall.cause"]
+        m = re.match(r"^(\d(?:\.\d)?) ([a-z-]+): (.+)$", rule)
+        if not m or m.group(2) != cause or m.group(1) not in RULES[cause]:
+            self.fail(stall, "decision line %r does not name rule %s of cause %s" % (rule, RULES[cause], cause))
+            return
+        said = m.group(3).split("; the tree said ")[0]   # an audit quotes the tree's own numbers after it
+        for pattern, field in QUOTED:
+            q = re.search(pattern, said)
+            if q and q.group(1) != stall[field]:
+                self.fail(stall, "decision line quotes %s, the field %s says %s" % (q.group(0), field, stall[field]))
+
+    def check_trust_fields(self, stall):
+        confidence, caveats = stall["tapo.stall.confidence"], stall["tapo.stall.caveat"]
+        if confidence not in CONFIDENCES:
+            self.fail(stall, "confidence %r is not one of %s" % (confidence, sorted(CONFIDENCES)))
+        named = [c for c in caveats.split(",") if c]
+        unknown = set(named) - CAVEATS
+        if unknown:
+            self.fail(stall, "caveats %s are not in the documented vocabulary" % sorted(unknown))
+        if confidence == "high" and named:
+            self.fail(stall, "high confidence despite caveats %s" % named)
+        if confidence != "high" and not named:
+            self.fail(stall, "confidence %s without a caveat saying why" % confidence)
+        if stall["tapo.stall.rule"].startswith(("1.7", "7")) and confidence == "high" and "audit" in stall["tapo.stall.rule"]:
+            self.fail(stall, "an audited verdict is not highly confident")
+
+    # ---- contradictions ---------------------------------------------------
+
+    def sender_key(self, stall, cur):
+        return (cur["stream"], int(stall["tapo.sender.port"]))
+
+    def copies_before(self, stall, s, cur):
+        """Distinct earlier transmissions by the sender of cur's first byte
+        (a frame the capture duplicated, same IP ID, counts once)."""
+        first = dict(cur, len=1, flags=cur["flags"] & ~FIN)
+        copies, seen_ids = [], set()
+        for f, q in self.sent[self.sender_key(stall, cur)]:
+            if f >= s or not overlaps(q, first):
+                continue
+            key = q["id"] if q["id"] else round(q["time"], 4)
+            if key in seen_ids:
+                continue
+            seen_ids.add(key)
+            copies.append((f, q))
+        return copies
+
+    def double_yet_dsacked(self, stall, s, cur):
+        """A D-SACK over the whole of cur's bytes, before the sender sent
+        them once more, proves a copy arrived twice: the earlier copies
+        were not all lost (a double), and the ACK, not the packet, was
+        late.  Only hindsight knows it (two passes)."""
+        if stall["tapo.stall.cause"] not in ("f-double", "t-double") or not cur["len"]:
+            return
+        if not ts.normalise_bool(stall["tapo.stall.final"]):
+            return
+        end = cur["seq"] + cur["len"]
+        for f, q in sorted(self.pkts.items()):
+            if f <= s or q["stream"] != cur["stream"]:
+                continue
+            if q["port"] == cur["port"] and overlaps(q, cur):
+                return   # sent again: a later D-SACK may answer that copy
+            if q["port"] != cur["port"] and any(at_or_before(le, cur["seq"]) and at_or_before(end, re)
+                                                for le, re in zip(q["dsack_le"], q["dsack_re"])):
+                self.fail(stall, "frame %d D-SACKs all of cur's bytes: a copy arrived twice" % f)
+                return
+
+    def no_loss_yet_hole(self, stall, s, cur):
+        """packet-delay says nothing was lost; the receiver's last ACK
+        before the gap said a segment was missing (a hole below its SACK
+        blocks).  The gap is at least two round trips: the sender knew."""
+        if stall["tapo.stall.cause"] != "packet-delay":
+            return
+        prev = int(stall["tapo.stall.prev_frame"])
+        acks = [q for f, q in self.receiver_packets(stall, 0, prev) if q["flags"] & ACK]
+        if acks and holes(acks[-1]):
+            self.fail(stall, "the receiver's last ACK before the gap SACKed above a hole %s" % (holes(acks[-1]),))
+
+    def keep_alive_as_data(self, stall, s, cur):
+        """Wireshark's keep-alive (one old byte, or none) is no data: no
+        retransmission stall, no late data."""
+        cause = stall["tapo.stall.cause"]
+        if cur["keep_alive"] and (cause in RETRANSMISSION_CAUSES or cause == "packet-delay"):
+            self.fail(stall, "cur is a keep-alive, not data")
+
+    def reset_as_data(self, stall, s, cur):
+        """A reset ends the connection: it is no data, late or resent."""
+        cause = stall["tapo.stall.cause"]
+        if cur["flags"] & RST and (cause in RETRANSMISSION_CAUSES or
+                                   cause in ("packet-delay", "data-unavailable", "resource-constraint")):
+            self.fail(stall, "cur is a reset, not data")
+
+    def idle_close_as_server(self, stall, s, cur):
+        """The sender's FIN after all it had sent was acknowledged and the
+        receiver asked nothing more: an idle connection closed, not a
+        server short of resources nor late packets."""
+        if stall["tapo.vantage"] != "sender":
+            return   # elsewhere data lost upstream may have been outstanding
+        if not (cur["flags"] & FIN and self.from_sender(stall, cur)) or cur["len"] > 100:
+            return
+        if stall["tapo.stall.cause"] not in ("resource-constraint", "packet-delay"):
+            return
+        prev = int(stall["tapo.stall.prev_frame"])
+        mine = [q for f, q in self.sent[self.sender_key(stall, cur)] if f <= prev and not q["keep_alive"]]
+        theirs = self.receiver_packets(stall, 0, prev)
+        if not mine or not theirs:
+            return
+        end = max((q["seq"] + seq_length(q) for q in mine), key=lambda x: (x - mine[0]["seq"]) % MOD)
+        acked = any(q["flags"] & ACK and at_or_before(end, q["ack"]) for _, q in theirs)
+        last_data = max((f for f, q in self.sent[self.sender_key(stall, cur)] if f <= prev and q["len"]),
+                        default=0)
+        asked = any(q["len"] for f, q in theirs if f > last_data)
+        if acked and not asked:
+            self.fail(stall, "an idle close: all the sender's data was acknowledged and nothing asked since")
+
+    def copies_uncounted(self, stall, s, cur):
+        """Copies of cur's bytes that reached the capture point are
+        retransmissions the count must include."""
+        if stall["tapo.stall.cause"] not in RETRANSMISSION_CAUSES or not stall["tapo.stall.retrans_count"]:
+            return
+        copies = len(self.copies_before(stall, s, cur))
+        if int(stall["tapo.stall.retrans_count"]) < copies:
+            self.fail(stall, "retrans_count %s, yet %d earlier copies of cur's bytes were captured"
+                      % (stall["tapo.stall.retrans_count"], copies))
+
+    def copies_never_sent(self, stall, s, cur):
+        """Copies lost before the capture point need packets: where the
+        sender's IP IDs step by one from its last copy seen to cur, it
+        sent nothing in between."""
+        if stall["tapo.stall.cause"] not in RETRANSMISSION_CAUSES or not stall["tapo.stall.retrans_count"]:
+            return
+        copies = self.copies_before(stall, s, cur)
+        # The retransmissions captured before cur: every copy seen but the
+        # original, when TAPO says it saw the original (orig_frame; whether
+        # that link names the first copy is checked above).
+        original_seen = bool(stall["tapo.stall.orig_frame"]) or (copies and stall["tapo.vantage"] == "sender")
+        seen_retransmissions = len(copies) - (1 if original_seen and copies else 0)
+        claimed_unseen = int(stall["tapo.stall.retrans_count"]) - 1 - seen_retransmissions
+        if claimed_unseen <= 0 or cur["id"] is None:
+            return
+        start = copies[-1][0] if copies else None
+        mine = [(f, q) for f, q in self.sent[self.sender_key(stall, cur)]
+                if (start is None or f >= start) and f <= s]
+        if start is None:
+            mine = mine[-2:]
+        ids = [q["id"] for _, q in mine]
+        if len(ids) < 2 or any(i is None for i in ids):
+            return
+        steps = [(b - a) % 65536 for a, b in zip(ids, ids[1:])]
+        if all(step == 1 for step in steps):
+            self.fail(stall, "retrans_count %s counts %d copies never captured, yet the sender's IP IDs "
+                      "step by one from frame %d to cur: it sent nothing in between"
+                      % (stall["tapo.stall.retrans_count"], claimed_unseen, mine[0][0]))
+
+    def ids_of_other_connections(self, stall, s, cur):
+        """IDs missing between two packets of this connection that the same
+        host's other connections carried were not this connection's: a
+        count of unseen copies from them reads another connection's
+        traffic."""
+        if "IP IDs" not in stall["tapo.stall.inferred"] or cur["id"] is None:
+            return
+        mine = [(f, q) for f, q in self.sent[self.sender_key(stall, cur)] if f < s and q["id"] is not None]
+        if not mine:
+            return
+        f0, q0 = mine[-1]
+        gap = (cur["id"] - q0["id"]) % 65536 - 1
+        if gap <= 0 or gap > ID_STEP_MAX:
+            return
+        elsewhere = {q["id"] for f, q in self.by_host[cur["host"]]
+                     if f0 < f < s and q["stream"] != cur["stream"] and q["id"] is not None
+                     and 0 < (q["id"] - q0["id"]) % 65536 <= gap}
+        if len(elsewhere) == gap:
+            self.fail(stall, "the %d IP IDs missing since frame %d were all the host's other connections'"
+                      % (gap, f0))
+
+    def retransmission_of_the_other_sender(self, stall, s, cur):
+        """Data Wireshark itself calls a retransmission, sent by the
+        endpoint that is not the analysed sender, is a stall of its own
+        sender (both directions are analysed)."""
+        if cur["len"] and cur["retransmission"] and not cur["keep_alive"] and not self.from_sender(stall, cur) \
+                and "resent its own data" in stall["tapo.stall.rule"]:
+            self.fail(stall, "cur retransmits the receiver's own data: that endpoint is this stall's sender")
+
+
+def audit_capture(name, pcap, fail, two_pass=True):
+    """Checks every stall of pcap; returns the Checker (for its link counts)
+    and the number of stalls."""
+    packets, stalls = capture_fields(pcap, two_pass=two_pass)
+    checker = Checker(name, packets, fail)
+    for stall in stalls:
+        checker.check(stall)
+    return checker, len(stalls)
