@@ -134,7 +134,7 @@ def batch_section(tmp, packets):
     print("| run | time (s) | packets per second | per core | peak RSS (MB) |")
     print("|---|---|---|---|---|")
     for name, argv, used_cores in (
-            ("tapo -j 1 (the reader analyses, one core)", [tapo, "-q", "-j", "1", "--report", "json", big], 1),
+            ("tapo -j 1 (one core)", [tapo, "-q", "-j", "1", "--report", "json", big], 1),
             ("tapo -j %d (every core)" % cores, [tapo, "-q", "-j", str(cores), "--report", "json", big], cores),
             ("tshark -q -z tapo,tree (the plugin, one pass)", ts.command(["-q", "-z", "tapo,tree", "-r", big]), 1)):
         t, m = measure(argv)

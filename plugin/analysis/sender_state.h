@@ -54,11 +54,11 @@ typedef struct tapo_resend_run {
 #define TAPO_PEER_VIEWS 8
 typedef struct tapo_peer_view {
     double seen_s;                /* when the capture saw the ACK, seconds */
-    bool has_ts;                  /* it carried a TSval */
     uint32_t tsval;
-    bool counted;                 /* the counts were taken (the capture is away from the sender) */
     uint32_t sacked_out;          /* segments SACKed after it */
     uint32_t holes;               /* segments */
+    bool has_ts;                  /* it carried a TSval */
+    bool counted;                 /* the counts were taken (the capture is away from the sender) */
 } tapo_peer_view;
 
 /* One advance of the cumulative ACK. */
