@@ -1,12 +1,18 @@
 /* main.c: the tapo command: the plugin's analysis over many captures, on
- * every core, for capture sets beyond what tshark can hold.
+ * every core, for capture sets beyond what tshark can hold, or over a live
+ * interface.
  *
  *   tapo [OPTION...] CAPTURE...        stall rows, reports, partial results
+ *   tapo -i IFACE [-f FILTER] ...      the same, live, rows streamed as stalls settle
  *   tapo merge [OPTION...] PARTIAL...  partial results merged into one report
+ *
+ * Every output is checked to its close: an error (a full disk, a closed
+ * pipe) is reported with the file's name and the exit status is 1.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +28,17 @@
 #define DEFAULT_GRACE_S TAPO_CLOSED_GRACE_S  /* a connection is written out this long after it is over */
 #define DEFAULT_IDLE_S 3600.0         /* or after this long without packets */
 #define EXIT_INPUT_PROBLEM 2          /* as tshark: an input could not be read to its end */
+#define DEFAULT_SETTLE_S 5.0          /* streaming: hindsight a stall's row waits for, capture seconds */
+#define DEFAULT_INTERVAL_S 10.0       /* live: seconds between summary lines */
 
 typedef struct options {
     int jobs;
+    char *interface;
+    char *capture_filter;
+    char *read_file;
+    double settle_s;
+    double interval_s;
+    gboolean version;
     gboolean merge_by_time;
     gboolean continuous;
     char *format;
@@ -41,6 +55,9 @@ typedef struct options {
 
 static void options_free(options *opt)
 {
+    g_free(opt->interface);
+    g_free(opt->capture_filter);
+    g_free(opt->read_file);
     g_free(opt->format);
     g_free(opt->stalls_path);
     g_free(opt->flows_path);
@@ -104,40 +121,74 @@ bad:
 
 /* ---- outputs ------------------------------------------------------------- */
 
-static FILE *open_output(const char *path, GError **error)
-{
-    if (!path || strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", path, g_strerror(errno));
-    return f;
-}
-
-static void close_output(FILE *f)
-{
-    if (f && f != stdout)
-        fclose(f);
-}
-
-static bool write_text_file(const char *path, const char *text, GError **error)
-{
-    return g_file_set_contents(path, text, -1, error);
-}
-
+/* The report, printed to standard output through a checked output. */
 static bool print_report(const tapo_report *r, const char *format, GError **error)
 {
     if (!format)
         return true;
-    if (strcmp(format, "text") == 0)
-        tapo_report_print_text(r, stdout);
-    else if (strcmp(format, "json") == 0)
-        tapo_report_print_json(r, stdout);
-    else {
+    if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0) {
         g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--report is text or json, not %s", format);
         return false;
     }
-    return true;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) {
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "the report: %s", g_strerror(errno));
+        return false;
+    }
+    if (strcmp(format, "text") == 0)
+        tapo_report_print_text(r, mem);
+    else
+        tapo_report_print_json(r, mem);
+    fclose(mem);
+    tapo_output out;
+    tapo_output_open(&out, "-", NULL);
+    tapo_output_write(&out, text, len);
+    free(text);
+    return tapo_output_close(&out, error);
+}
+
+/* A partial result file: written whole beside its place, then renamed, so
+ * that a failed write never leaves a file that looks complete. */
+static bool write_partial(const char *path, const tapo_report *r, GError **error)
+{
+    char *json = tapo_report_to_json(r, false);
+    bool ok;
+    if (strcmp(path, "-") == 0 ||
+        (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))) {
+        /* A device or a pipe cannot be replaced by a rename: written through. */
+        tapo_output out;
+        ok = tapo_output_open(&out, path, error);
+        if (ok) {
+            tapo_output_puts(&out, json);
+            ok = tapo_output_close(&out, error);
+        }
+    } else {
+        ok = g_file_set_contents(path, json, -1, error);
+    }
+    g_free(json);
+    return ok;
+}
+
+static void stop(int signal_number)
+{
+    (void)signal_number;
+    tapo_run_stop();
+}
+
+/* SIGINT and SIGTERM end the run as if the input ended (every connection
+ * written out, the report printed); a closed pipe is an error to report,
+ * not a silent death. */
+static void handle_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---- commands -------------------------------------------------------------- */
@@ -149,60 +200,97 @@ static int fail(GError *error)
     return 1;
 }
 
+/* The inputs: -i, or -r FILE (as tshark) and the files named. */
+static char **inputs(options *opt)
+{
+    GPtrArray *all = g_ptr_array_new();
+    if (opt->read_file)
+        g_ptr_array_add(all, g_strdup(opt->read_file));
+    for (char **p = opt->files; p && *p; p++)
+        g_ptr_array_add(all, g_strdup(*p));
+    g_ptr_array_add(all, NULL);
+    return (char **)g_ptr_array_free(all, FALSE);
+}
+
 static int run_analysis(options *opt)
 {
     GError *error = NULL;
-    tapo_run_options o = { .files = opt->files, .jobs = opt->jobs, .merge_by_time = opt->merge_by_time,
-                           .continuous = opt->continuous, .grace_s = opt->grace_s, .idle_s = opt->idle_s };
+    char **files = inputs(opt);
+    tapo_run_options o = { .files = files, .interface = opt->interface, .capture_filter = opt->capture_filter,
+                           .jobs = opt->jobs, .merge_by_time = opt->merge_by_time,
+                           .continuous = opt->continuous, .grace_s = opt->grace_s, .idle_s = opt->idle_s,
+                           .settle_s = opt->settle_s, .interval_s = opt->interface ? opt->interval_s : 0.0 };
+    o.stream = opt->interface != NULL;
+    for (char **p = files; *p; p++)
+        o.stream = o.stream || tapo_input_streams(*p);
     tapo_config_init_defaults(&o.cfg);
+    int status = 0;
     for (char **p = opt->prefs; p && *p; p++)
-        if (!apply_pref(&o.cfg, *p, &error))
+        if (!apply_pref(&o.cfg, *p, &error)) {
+            g_strfreev(files);
             return fail(error);
+        }
     if (!opt->format || strcmp(opt->format, "csv") == 0)
         o.format = TAPO_ROWS_CSV;
     else if (strcmp(opt->format, "jsonl") == 0)
         o.format = TAPO_ROWS_JSONL;
-    else
+    else {
+        g_strfreev(files);
         return fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format is csv or jsonl"));
+    }
     if (o.jobs <= 0)
         o.jobs = (int)g_get_num_processors();
     /* Stall rows go to stdout unless a report or partial result takes it. */
     bool rows_to_stdout = !opt->stalls_path && !opt->report && !opt->partial_path;
+    tapo_output stalls = { 0 }, flows = { 0 };
     if (opt->stalls_path || rows_to_stdout) {
-        o.stalls = open_output(rows_to_stdout ? "-" : opt->stalls_path, &error);
-        if (!o.stalls)
+        if (!tapo_output_open(&stalls, rows_to_stdout ? "-" : opt->stalls_path, &error)) {
+            g_strfreev(files);
             return fail(error);
+        }
+        o.stalls = &stalls;
     }
-    if (opt->flows_path && !(o.flows = open_output(opt->flows_path, &error)))
-        return fail(error);
-    o.progress = !opt->quiet && isatty(STDERR_FILENO);
+    if (opt->flows_path) {
+        if (!tapo_output_open(&flows, opt->flows_path, &error)) {
+            tapo_output_close(&stalls, NULL);
+            g_strfreev(files);
+            return fail(error);
+        }
+        o.flows = &flows;
+    }
+    o.progress = !opt->quiet && !o.interface && isatty(STDERR_FILENO);
     GString *head = g_string_new("");
     if (o.stalls) {
         tapo_rows_stall_header(head, o.format);
-        fputs(head->str, o.stalls);
+        tapo_output_puts(o.stalls, head->str);
     }
     if (o.flows) {
         g_string_truncate(head, 0);
         tapo_rows_flow_header(head, o.format);
-        fputs(head->str, o.flows);
+        tapo_output_puts(o.flows, head->str);
     }
     g_string_free(head, TRUE);
     tapo_capture_init();
+    handle_signals();
     tapo_report report;
     tapo_report_init(&report);
     bool complete = tapo_run(&o, &report);
-    close_output(o.stalls);
-    close_output(o.flows);
-    int status = complete ? 0 : EXIT_INPUT_PROBLEM;
-    if (opt->partial_path) {
-        char *json = tapo_report_to_json(&report, false);
-        if (!write_text_file(opt->partial_path, json, &error))
-            status = fail(error);
-        g_free(json);
+    if (!complete)
+        status = EXIT_INPUT_PROBLEM;
+    if (report.files == 0 && !opt->interface) {
+        fprintf(stderr, "tapo: no capture could be read\n");
+        status = EXIT_INPUT_PROBLEM;
     }
+    if (!tapo_output_close(&stalls, &error))
+        status = fail(error);
+    if (!tapo_output_close(&flows, &error))
+        status = fail(error);
+    if (opt->partial_path && !write_partial(opt->partial_path, &report, &error))
+        status = fail(error);
     if (!print_report(&report, opt->report, &error))
         status = fail(error);
     tapo_report_free(&report);
+    g_strfreev(files);
     return status;
 }
 
@@ -226,12 +314,8 @@ static int run_merge(options *opt)
         tapo_report_free(&part);
         g_free(json);
     }
-    if (opt->partial_path) {
-        char *json = tapo_report_to_json(&total, false);
-        if (!write_text_file(opt->partial_path, json, &error))
-            status = fail(error);
-        g_free(json);
-    }
+    if (opt->partial_path && !write_partial(opt->partial_path, &total, &error))
+        status = fail(error);
     if (!print_report(&total, opt->report ? opt->report : "text", &error))
         status = fail(error);
     tapo_report_free(&total);
@@ -240,9 +324,22 @@ static int run_merge(options *opt)
 
 int main(int argc, char **argv)
 {
-    options opt = { .jobs = 0, .grace_s = DEFAULT_GRACE_S, .idle_s = DEFAULT_IDLE_S };
+    options opt = { .jobs = 0, .grace_s = DEFAULT_GRACE_S, .idle_s = DEFAULT_IDLE_S,
+                    .settle_s = DEFAULT_SETTLE_S, .interval_s = DEFAULT_INTERVAL_S };
     bool merge = argc > 1 && strcmp(argv[1], "merge") == 0;
     GOptionEntry entries[] = {
+        { "read-file", 'r', 0, G_OPTION_ARG_FILENAME, &opt.read_file,
+          "A capture to read, as tshark -r (also given as a plain argument; - is standard input)", "FILE" },
+        { "interface", 'i', 0, G_OPTION_ARG_STRING, &opt.interface,
+          "Capture live on this interface (libpcap; needs the capture privilege): rows are written as "
+          "stalls settle, a summary line every --interval, the report on Ctrl-C", "IFACE" },
+        { "filter", 'f', 0, G_OPTION_ARG_STRING, &opt.capture_filter,
+          "The live capture's BPF filter, as tcpdump's (e.g. 'tcp port 443')", "FILTER" },
+        { "settle", 0, 0, G_OPTION_ARG_DOUBLE, &opt.settle_s,
+          "Live or from a pipe: write a stall's row this many capture seconds after it, with that much "
+          "hindsight (default 5; 0: at once, the one-pass verdict)", "S" },
+        { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &opt.interval_s,
+          "Live: a summary line on stderr every S seconds (default 10; 0: none)", "S" },
         { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt.jobs, "Worker threads (default: every core)", "N" },
         { "merge-by-time", 0, 0, G_OPTION_ARG_NONE, &opt.merge_by_time,
           "The captures are simultaneous parts of one capture (several interfaces): interleave them "
@@ -255,7 +352,7 @@ int main(int argc, char **argv)
           "One row per stall, with the plugin's field names (default: stdout, unless --report or --partial)",
           "FILE" },
         { "flows", 0, 0, G_OPTION_ARG_FILENAME, &opt.flows_path, "One row per connection", "FILE" },
-        { "report", 'r', 0, G_OPTION_ARG_STRING, &opt.report,
+        { "report", 0, 0, G_OPTION_ARG_STRING, &opt.report,
           "Print the breakdown (paper Tables 3, 5, 6, 7) and the flow report: text or json", "FORMAT" },
         { "partial", 'p', 0, G_OPTION_ARG_FILENAME, &opt.partial_path,
           "Write partial results to merge later with tapo merge", "FILE" },
@@ -267,6 +364,7 @@ int main(int argc, char **argv)
         { "idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt.idle_s,
           "Seconds without packets before a connection is written out (default 3600)", "S" },
         { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt.quiet, "No progress line on stderr", NULL },
+        { "version", 'v', 0, G_OPTION_ARG_NONE, &opt.version, "Print the version and exit", NULL },
         { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt.files, NULL,
           merge ? "PARTIAL..." : "CAPTURE..." },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -275,8 +373,12 @@ int main(int argc, char **argv)
     g_option_context_add_main_entries(context, entries, NULL);
     g_option_context_set_description(context,
         "Stall rows go to stdout as CSV unless --stalls, --report or --partial say otherwise.\n"
+        "Exit status: 0; 1 on a usage error or when an output could not be written; 2 when an input\n"
+        "could not be read to its end.  See man tapo.\n"
         "Examples:\n"
         "  tapo capture.pcap > stalls.csv\n"
+        "  sudo tapo -i eth0 -f 'tcp port 443' --report text\n"
+        "  tcpdump -i eth0 -w - | tapo -\n"
         "  tapo -F jsonl -j 8 --flows flows.jsonl --stalls stalls.jsonl day/*.pcap.gz\n"
         "  tapo --report text capture.pcapng\n"
         "  tapo --partial part1.json a.pcap; tapo --partial part2.json b.pcap; tapo merge part*.json\n");
@@ -289,7 +391,19 @@ int main(int argc, char **argv)
     int status;
     if (!g_option_context_parse(context, &argc, &argv, &error)) {
         status = fail(error);
-    } else if (!opt.files || !opt.files[0]) {
+    } else if (opt.version) {
+        printf("tapo %s (TAPO for Wireshark; the analysis of its plugin, built against Wireshark %s)\n",
+               TAPO_VERSION, TAPO_WIRESHARK_VERSION);
+        status = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    } else if (!merge && opt.interface && ((opt.files && opt.files[0]) || opt.read_file)) {
+        status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                  "-i reads an interface: name no capture file with it"));
+    } else if (!merge && !opt.interface && !opt.read_file && (!opt.files || !opt.files[0])) {
+        char *help = g_option_context_get_help(context, TRUE, NULL);
+        fputs(help, stderr);
+        g_free(help);
+        status = 1;
+    } else if (merge && (!opt.files || !opt.files[0])) {
         char *help = g_option_context_get_help(context, TRUE, NULL);
         fputs(help, stderr);
         g_free(help);

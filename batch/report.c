@@ -8,7 +8,10 @@
 
 #include <json-glib/json-glib.h>
 
-#define PARTIAL_VERSION 1
+/* The partial result format: 2 keys stalled time by cause by name ("1.7
+ * undetermined", the rule and the cause: two causes share a name), so that
+ * a file from an older tapo merges right or is refused with a reason. */
+#define PARTIAL_VERSION 2
 /* The Lua companion's quantiles of the stall ratio (lua/tapo_report.lua). */
 static const double figure3_quantiles[] = { 0.5, 0.75, 0.9, 0.95, 0.99, 1.0 };
 
@@ -39,6 +42,7 @@ void tapo_flow_row_free(tapo_flow_row *f)
     g_free(f->file);
     g_free(f->client);
     g_free(f->server);
+    g_free(f->advice);
     g_free(f);
 }
 
@@ -48,6 +52,7 @@ static tapo_flow_row *flow_copy(const tapo_flow_row *f)
     c->file = g_strdup(f->file);
     c->client = g_strdup(f->client);
     c->server = g_strdup(f->server);
+    c->advice = g_strdup(f->advice);
     return c;
 }
 
@@ -234,6 +239,13 @@ static void node_to_json(JsonBuilder *b, const tapo_report_node *n)
     json_builder_end_object(b);
 }
 
+/* A cause's key in partial results: its rule and name, "1.7 undetermined". */
+static char *cause_key(tapo_cause c)
+{
+    const tapo_cause_info *info = tapo_cause_get(c);
+    return g_strdup_printf("%s %s", info->rule, info->name);
+}
+
 static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
 {
     json_builder_begin_object(b);
@@ -252,14 +264,21 @@ static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
     bool any = dominant != TAPO_CAUSE_COUNT;
     add_string(b, "dominant_cause", any ? tapo_cause_get(dominant)->name : NULL);
     add_double(b, "dominant_cause_time_s", any ? f->stalled_by_cause_s[dominant] : 0.0);
-    add_string(b, "advice", any ? tapo_cause_get(dominant)->hint : "");
+    add_string(b, "advice", any && f->advice ? f->advice : "");
     add_string(b, "vantage", f->vantage);
     add_int(b, "low_confidence_stalls", f->low_confidence);
+    add_int(b, "handshake_stalls", f->handshake_stalls);
+    add_int(b, "teardown_stalls", f->teardown_stalls);
     json_builder_set_member_name(b, "stalled_time_by_cause_s");
-    json_builder_begin_array(b);
-    for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
-        json_builder_add_double_value(b, f->stalled_by_cause_s[c]);
-    json_builder_end_array(b);
+    json_builder_begin_object(b);
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        if (f->stalled_by_cause_s[c] == 0.0)
+            continue;
+        char *key = cause_key((tapo_cause)c);
+        add_double(b, key, f->stalled_by_cause_s[c]);
+        g_free(key);
+    }
+    json_builder_end_object(b);
     json_builder_end_object(b);
 }
 
@@ -340,13 +359,20 @@ static tapo_flow_row *flow_from_json(JsonObject *o)
     f->stalls = (uint32_t)json_object_get_int_member(o, "stalls");
     f->stalled_s = json_object_get_double_member(o, "stalled_time_s");
     f->low_confidence = (uint32_t)json_object_get_int_member_with_default(o, "low_confidence_stalls", 0);
+    f->advice = g_strdup(json_object_get_string_member_with_default(o, "advice", ""));
+    f->handshake_stalls = (uint32_t)json_object_get_int_member_with_default(o, "handshake_stalls", 0);
+    f->teardown_stalls = (uint32_t)json_object_get_int_member_with_default(o, "teardown_stalls", 0);
     const char *vantage = json_object_get_string_member(o, "vantage");
     for (int v = 0; vantage && v < TAPO_VANTAGE_COUNT; v++)
         if (strcmp(vantage, tapo_vantage_name(v)) == 0)
             f->vantage = tapo_vantage_name(v);
-    JsonArray *by_cause = json_object_get_array_member(o, "stalled_time_by_cause_s");
-    for (guint c = 0; by_cause && c < json_array_get_length(by_cause) && c < TAPO_CAUSE_COUNT; c++)
-        f->stalled_by_cause_s[c] = json_array_get_double_element(by_cause, c);
+    JsonObject *by_cause = json_object_has_member(o, "stalled_time_by_cause_s")
+                               ? json_object_get_object_member(o, "stalled_time_by_cause_s") : NULL;
+    for (int c = 0; by_cause && c < TAPO_CAUSE_COUNT; c++) {
+        char *key = cause_key((tapo_cause)c);
+        f->stalled_by_cause_s[c] = json_object_get_double_member_with_default(by_cause, key, 0.0);
+        g_free(key);
+    }
     if (!f->file)
         f->file = g_strdup("");
     return f;
@@ -358,7 +384,14 @@ bool tapo_report_from_json(tapo_report *r, const char *json, GError **error)
     bool ok = json_parser_load_from_data(parser, json, -1, error);
     JsonNode *root = ok ? json_parser_get_root(parser) : NULL;
     JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-    ok = o && json_object_get_int_member_with_default(o, "tapo_partial", 0) == PARTIAL_VERSION;
+    gint64 version = o ? json_object_get_int_member_with_default(o, "tapo_partial", 0) : 0;
+    if (ok && version != PARTIAL_VERSION) {
+        if (version > 0)
+            g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "a partial result of format %" G_GINT64_FORMAT ", this tapo reads format %d: make it "
+                        "again with this tapo", version, PARTIAL_VERSION);
+        ok = false;
+    }
     tapo_report_init(r);
     if (ok) {
         r->files = (uint64_t)json_object_get_int_member(o, "files");
@@ -436,7 +469,7 @@ void tapo_report_print_text(const tapo_report *r, FILE *out)
         fprintf(out, "%-22s %-46s %8.3f %6u %5u %10.3f %6.2f  %-9s %-20s %s\n", where, ends, f->duration_s,
                 f->stalls, f->low_confidence, f->stalled_s, tapo_flow_ratio(f), f->vantage ? f->vantage : "-",
                 d == TAPO_CAUSE_COUNT ? "-" : tapo_cause_get(d)->name,
-                d == TAPO_CAUSE_COUNT ? "" : tapo_cause_get(d)->hint);
+                d == TAPO_CAUSE_COUNT || !f->advice ? "" : f->advice);
         g_free(where);
         g_free(ends);
     }

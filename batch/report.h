@@ -39,6 +39,9 @@ typedef struct tapo_flow_row {
     double stalled_by_cause_s[TAPO_CAUSE_COUNT];
     const char *vantage;              /* of its latest stall; NULL without stalls */
     uint32_t low_confidence;          /* stalls whose verdict is of low confidence, count */
+    uint32_t handshake_stalls;        /* stalls in its handshake, count */
+    uint32_t teardown_stalls;         /* stalls in its teardown, count */
+    char *advice;                     /* the hint of the latest stall of the dominant cause; NULL without stalls */
 } tapo_flow_row;
 
 double tapo_flow_ratio(const tapo_flow_row *f);

@@ -9,7 +9,7 @@
 #include "stall_fields.h"
 
 static const char *const place_columns[] = {
-    "file", "frame.number", "frame.time_epoch", "src", "srcport", "dst", "dstport", "tapo.conn",
+    "file", "frame.number", "frame.time_epoch", "src", "srcport", "dst", "dstport", "tapo.conn", "sender",
 };
 
 /* The Lua companion's CSV columns (lua/tapo_report.lua), with the
@@ -17,7 +17,8 @@ static const char *const place_columns[] = {
 static const char *const flow_columns[] = {
     "file", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
     "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
-    "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls",
+    "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls", "handshake_stalls",
+    "teardown_stalls",
 };
 
 void tapo_rows_stall_header(GString *out, tapo_rows_format format)
@@ -125,9 +126,11 @@ void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *
     g_string_append_printf(s, "%u", place->dport);
     begin(s, format, place_columns[7], false);
     g_string_append_printf(s, "%u", place->conn);
+    begin(s, format, place_columns[8], false);
+    put_text(s, format, place->sender);
     tapo_field_value fields[TAPO_F_COUNT];
     tapo_field_text text;
-    tapo_stall_fields(v, sum, cfg, fields, &text);
+    tapo_stall_fields(v, sum, cfg, place->names, fields, &text);
     for (int f = 0; f < TAPO_F_COUNT; f++) {
         begin(s, format, tapo_field_defs[f].name, false);
         put_value(s, format, tapo_field_defs[f].type, &fields[f]);
@@ -166,10 +169,14 @@ void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
     begin(s, format, flow_columns[12], false);
     g_string_append_printf(s, "%.6f", any ? f->stalled_by_cause_s[dominant] : 0.0);
     begin(s, format, flow_columns[13], false);
-    put_text(s, format, any ? tapo_cause_get(dominant)->hint : "");
+    put_text(s, format, any && f->advice ? f->advice : "");
     begin(s, format, flow_columns[14], false);
     put_text(s, format, f->vantage ? f->vantage : "");
     begin(s, format, flow_columns[15], false);
     g_string_append_printf(s, "%u", f->low_confidence);
+    begin(s, format, flow_columns[16], false);
+    g_string_append_printf(s, "%u", f->handshake_stalls);
+    begin(s, format, flow_columns[17], false);
+    g_string_append_printf(s, "%u", f->teardown_stalls);
     g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
 }

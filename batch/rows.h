@@ -14,6 +14,7 @@
 
 #include "conversation.h"
 #include "report.h"
+#include "roles.h"
 #include "stall.h"
 
 typedef enum {
@@ -26,11 +27,13 @@ typedef struct tapo_row_place {
     const char *file;
     uint32_t frame;
     double time_s;                    /* seconds since the epoch */
-    const char *src;                  /* the analysed sender: "address", and its port */
+    const char *src;                  /* the packet's own source: "address", and its port */
     uint16_t sport;
-    const char *dst;                  /* the receiver */
+    const char *dst;                  /* its destination */
     uint16_t dport;
     uint32_t conn;                    /* the connection's first frame in its capture */
+    const char *sender;               /* the analysed sender, "address:port" */
+    const tapo_endpoint_names *names; /* the connection's endpoints */
 } tapo_row_place;
 
 /* The header line (CSV only), then one line per stall or flow, appended. */

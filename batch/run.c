@@ -10,22 +10,35 @@
  * connections, report and output buffer: nothing is shared but the output
  * files (one lock).
  *
+ * Streaming (a live interface, a pipe): rows cannot wait for the end of the
+ * input.  A stall's row is written once its settle time has passed on the
+ * capture's clock (with the hindsight of that much capture), the outputs
+ * flushed; the report still counts final verdicts, when connections end.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "run.h"
 
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "advice.h"
 #include "capture.h"
 #include "connection_table.h"
 #include "decode.h"
+#include "live.h"
 #include "verdict.h"
 
 #define OUTPUT_FLUSH_BYTES 65536      /* a worker's output is written past this, bytes */
 #define MESSAGES_PER_FILE 5           /* undecodable frames reported one by one, count */
 #define PROGRESS_EVERY_S 1.0          /* wall seconds between progress lines */
+#define SETTLE_CHECK_S 0.5            /* capture seconds between looks for settled stalls (streaming) */
+
+/* Set by a signal: the inputs end at the next frame. */
+static volatile sig_atomic_t stop_requested;
+static tapo_live *volatile live_source;
 
 typedef struct shared {
     const tapo_run_options *o;
@@ -43,19 +56,32 @@ typedef struct worker {
     GString *stall_out, *flow_out;
     bool complete;                    /* every input read to its end */
     gint64 progress_start_us, progress_last_us;
+    GHashTable *pending;              /* streaming: connections with stalls not yet written */
+    double settled_check_s;           /* the clock when they were last looked at, seconds */
+    uint64_t rows_streamed;           /* stall rows written before their connection ended, count */
+    gint64 summary_last_us;           /* wall time of the latest summary line (live) */
 } worker;
 
 /* ---- output ---------------------------------------------------------- */
 
+/* Writes the worker's buffered rows out (force: whatever their size; a
+ * streaming run also pushes them to the files). */
 static void flush(worker *w, bool force)
 {
     if (!force && w->stall_out->len + w->flow_out->len < OUTPUT_FLUSH_BYTES)
         return;
+    const tapo_run_options *o = w->sh->o;
     g_mutex_lock(&w->sh->output_lock);
-    if (w->sh->o->stalls && w->stall_out->len)
-        fwrite(w->stall_out->str, 1, w->stall_out->len, w->sh->o->stalls);
-    if (w->sh->o->flows && w->flow_out->len)
-        fwrite(w->flow_out->str, 1, w->flow_out->len, w->sh->o->flows);
+    if (o->stalls && w->stall_out->len)
+        tapo_output_write(o->stalls, w->stall_out->str, w->stall_out->len);
+    if (o->flows && w->flow_out->len)
+        tapo_output_write(o->flows, w->flow_out->str, w->flow_out->len);
+    if (o->stream) {
+        if (o->stalls)
+            tapo_output_flush(o->stalls);
+        if (o->flows)
+            tapo_output_flush(o->flows);
+    }
     g_mutex_unlock(&w->sh->output_lock);
     g_string_truncate(w->stall_out, 0);
     g_string_truncate(w->flow_out, 0);
@@ -63,18 +89,40 @@ static void flush(worker *w, bool force)
 
 static void write_stall(worker *w, const tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v)
 {
-    tapo_report_add_stall(&w->report, v);
     if (!w->sh->o->stalls)
         return;
     char src[TAPO_ADDRESS_TEXT_MAX], dst[TAPO_ADDRESS_TEXT_MAX];
+    tapo_endpoint_names names;
+    tapo_endpoint_names_of(&c->id.first, &names);
     tapo_row_place place = {
         .file = w->sh->names[s->place.file], .frame = s->place.frame, .time_s = s->place.epoch_s,
-        .src = src, .dst = dst, .conn = c->start.frame,
+        .src = src, .dst = dst, .conn = c->start.frame, .sender = names.name[v->sender], .names = &names,
     };
-    tapo_endpoint_address(&c->id.first, v->sender, src, &place.sport);
-    tapo_endpoint_address(&c->id.first, 1 - v->sender, dst, &place.dport);
+    /* The packet's own direction: from the sender, or to it. */
+    int from = v->view->snap.cur.dir == TAPO_DIR_OUT ? v->sender : 1 - v->sender;
+    tapo_endpoint_address(&c->id.first, from, src, &place.sport);
+    tapo_endpoint_address(&c->id.first, 1 - from, dst, &place.dport);
     tapo_rows_stall(w->stall_out, w->sh->o->format, &place, v, &c->summary, &w->sh->o->cfg);
     flush(w, false);
+}
+
+/* The hint of the latest stall of the flow's dominant cause, as its
+ * stall row says it (the Lua companion's advice). */
+static char *flow_advice(const worker *w, const tapo_connection *c, const tapo_flow_row *row,
+                         const int latest_of_cause[TAPO_CAUSE_COUNT])
+{
+    tapo_cause dominant = tapo_flow_dominant(row);
+    tapo_verdict v;
+    if (dominant == TAPO_CAUSE_COUNT || latest_of_cause[dominant] < 0)
+        return NULL;
+    const tapo_conn_stall *s = c->stalls->pdata[latest_of_cause[dominant]];
+    if (!tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, true, &v))
+        return NULL;
+    tapo_endpoint_names names;
+    tapo_endpoint_names_of(&c->id.first, &names);
+    char hint[TAPO_HINT_LINE_MAX];
+    tapo_advice(&v, &c->summary, &names, hint);
+    return g_strdup(hint);
 }
 
 /* The flow report's line of a connection that ended. */
@@ -83,7 +131,8 @@ static tapo_flow_row *flow_row(const worker *w, const tapo_connection *c)
     tapo_flow_row *row = g_new0(tapo_flow_row, 1);
     row->file = g_strdup(w->sh->names[c->start.file]);
     row->first_frame = c->start.frame;
-    int client = c->summary.initiator.known ? c->summary.initiator.e : 0;
+    tapo_basis basis;
+    int client = tapo_conv_client(&c->summary, &basis);
     row->client = tapo_endpoint_text(&c->id.first, client);
     row->server = tapo_endpoint_text(&c->id.first, 1 - client);
     row->start_s = c->start.epoch_s;
@@ -99,23 +148,71 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
 {
     worker *w = ctx;
     tapo_flow_row *row = flow_row(w, c);
+    int latest_of_cause[TAPO_CAUSE_COUNT];
+    for (int k = 0; k < TAPO_CAUSE_COUNT; k++)
+        latest_of_cause[k] = -1;
     for (guint i = 0; c->stalls && i < c->stalls->len; i++) {
         const tapo_conn_stall *s = c->stalls->pdata[i];
         tapo_verdict v;
         if (!tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, true, &v))
             continue;
-        write_stall(w, c, s, &v);
+        latest_of_cause[v.cause] = (int)i;
+        tapo_report_add_stall(&w->report, &v);
+        if (i >= c->rows_written)
+            write_stall(w, c, s, &v);
         row->stalls++;
         row->stalled_s += v.duration_s;
         row->stalled_by_cause_s[v.cause] += v.duration_s;
         row->vantage = tapo_vantage_name(v.view->snap.vantage);
         row->low_confidence += v.confidence == TAPO_CONFIDENCE_LOW;
+        row->handshake_stalls += v.phase == TAPO_PHASE_HANDSHAKE;
+        row->teardown_stalls += v.phase == TAPO_PHASE_TEARDOWN;
     }
+    row->advice = flow_advice(w, c, row, latest_of_cause);
     if (w->sh->o->flows)
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
     w->report.idle_flushed += idle;
     tapo_report_add_flow(&w->report, row);
-    flush(w, false);
+    if (w->pending)
+        g_hash_table_remove(w->pending, c);
+    flush(w, w->sh->o->stream);
+}
+
+/* ---- streaming ------------------------------------------------------------- */
+
+/* Writes the rows of c's stalls whose settle time has passed at clock_s;
+ * true when none is left to write. */
+static bool write_settled(worker *w, tapo_connection *c, double clock_s)
+{
+    const tapo_run_options *o = w->sh->o;
+    while (c->stalls && c->rows_written < c->stalls->len) {
+        const tapo_conn_stall *s = c->stalls->pdata[c->rows_written];
+        if (s->place.clock_s > clock_s - o->settle_s)
+            return false;
+        tapo_verdict v;
+        /* With a settle time, hindsight over it; without, the verdict known
+         * at the packet.  Neither used the whole capture. */
+        if (tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, o->settle_s > 0.0, &v)) {
+            v.final = false;
+            write_stall(w, c, s, &v);
+            w->rows_streamed++;
+        }
+        c->rows_written++;
+    }
+    return true;
+}
+
+static void write_all_settled(worker *w, double clock_s)
+{
+    if (!w->pending || g_hash_table_size(w->pending) == 0)
+        return;
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, w->pending);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+        if (write_settled(w, key, clock_s))
+            g_hash_table_iter_remove(&it);
+    flush(w, true);
 }
 
 static void *heap_alloc(void *ctx, size_t size)
@@ -226,8 +323,17 @@ static void handle(worker *w, input *in, run_clock *k)
         }
         w->report.tcp_packets++;
         tapo_packet_place place = { in->index, f->number, rel_s, f->time_s, k->clock_s };
-        tapo_table_result ignored;
-        tapo_table_segment(&w->table, &place, &seg, &ignored);
+        tapo_table_result result;
+        tapo_table_segment(&w->table, &place, &seg, &result);
+        if (w->pending && result.stall) {
+            g_hash_table_add(w->pending, result.conn);
+            if (w->sh->o->settle_s <= 0.0)
+                write_all_settled(w, k->clock_s);
+        }
+    }
+    if (w->pending && k->clock_s - w->settled_check_s >= SETTLE_CHECK_S) {
+        w->settled_check_s = k->clock_s;
+        write_all_settled(w, k->clock_s);
     }
     progress(w, false);
 }
@@ -269,7 +375,7 @@ static void read_in_turn(worker *w, uint32_t count)
         input in;
         if (!open_input(w, &in, i))
             continue;
-        while (read_next(w, &in))
+        while (!stop_requested && read_next(w, &in))
             handle(w, &in, &k);
         close_input(w, &in);
         if (!w->sh->o->continuous) {
@@ -287,7 +393,7 @@ static void read_merged(worker *w, uint32_t count)
     for (uint32_t i = 0; i < count; i++)
         if (open_input(w, &ins[i], i))
             ins[i].pending = read_next(w, &ins[i]);
-    for (;;) {
+    while (!stop_requested) {
         input *next = NULL;
         for (uint32_t i = 0; i < count; i++)
             if (ins[i].pending && (!next || ins[i].frame.time_s < next->frame.time_s))
@@ -303,6 +409,92 @@ static void read_merged(worker *w, uint32_t count)
     g_free(ins);
 }
 
+/* ---- a live interface -------------------------------------------------------- */
+
+/* The summary line of a live run on stderr, every interval. */
+static void summary_line(worker *w, bool force)
+{
+    const tapo_run_options *o = w->sh->o;
+    gint64 now = g_get_monotonic_time();
+    if (o->interval_s <= 0.0 || (!force && now - w->summary_last_us < (gint64)(o->interval_s * 1e6)))
+        return;
+    w->summary_last_us = now;
+    GDateTime *t = g_date_time_new_now_local();
+    char *when = g_date_time_format(t, "%H:%M:%S");
+    fprintf(stderr, "tapo: %s %s: %" G_GUINT64_FORMAT " packets (%" G_GUINT64_FORMAT " TCP), %u connections "
+            "open, %" G_GUINT64_FORMAT " stalls written, %u dropped by the kernel\n", when, o->interface,
+            w->report.packets, w->report.tcp_packets, g_hash_table_size(w->table.by_key), w->rows_streamed,
+            tapo_live_dropped(live_source));
+    g_free(when);
+    g_date_time_unref(t);
+}
+
+/* While the link is quiet the capture's clock follows the wall clock, so
+ * that stalls settle and idle connections end. */
+static void quiet(worker *w, run_clock *k, double first_epoch_s)
+{
+    double now_rel = g_get_real_time() / 1e6 - first_epoch_s;
+    if (first_epoch_s > 0.0 && now_rel > k->clock_s) {
+        k->clock_s = now_rel;
+        tapo_table_tick(&w->table, k->clock_s);
+        write_all_settled(w, k->clock_s);
+    }
+}
+
+static void read_live(worker *w)
+{
+    GError *error = NULL;
+    tapo_live *live = tapo_live_open(w->sh->o->interface, w->sh->o->capture_filter, &error);
+    if (!live) {
+        fprintf(stderr, "tapo: %s\n", error->message);
+        g_error_free(error);
+        w->complete = false;
+        return;
+    }
+    live_source = live;
+    if (stop_requested)
+        tapo_live_stop(live);
+    input in = { .index = 0, .name = w->sh->o->interface };
+    run_clock k = { 0 };
+    double first_epoch_s = 0.0;
+    w->report.files++;
+    for (;;) {
+        tapo_live_result r = tapo_live_next(live, &in.frame, &error);
+        if (r == TAPO_LIVE_STOPPED)
+            break;
+        if (r == TAPO_LIVE_FRAME) {
+            w->report.packets++;
+            if (first_epoch_s == 0.0)
+                first_epoch_s = in.frame.time_s;
+            handle(w, &in, &k);
+        } else {
+            quiet(w, &k, first_epoch_s);
+        }
+        summary_line(w, false);
+    }
+    if (error) {
+        fprintf(stderr, "tapo: %s\n", error->message);
+        g_error_free(error);
+        w->complete = false;
+    }
+    summary_line(w, true);
+    live_source = NULL;
+    tapo_live_close(live);
+}
+
+void tapo_run_stop(void)
+{
+    stop_requested = 1;
+    tapo_live *live = live_source;
+    if (live)
+        tapo_live_stop(live);
+}
+
+bool tapo_input_streams(const char *path)
+{
+    return strcmp(path, "-") == 0 || !g_file_test(path, G_FILE_TEST_IS_REGULAR);
+}
+
 /* ---- workers ------------------------------------------------------------- */
 
 static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
@@ -315,6 +507,9 @@ static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
     tapo_report_init(&w->report);
     w->stall_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
     w->flow_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
+    if (sh->o->stream)
+        w->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
+    w->summary_last_us = g_get_monotonic_time();
     tapo_table_hooks hooks = { heap_alloc, heap_release, connection_ended, w };
     tapo_table_init(&w->table, &sh->o->cfg, sh->o->grace_s, sh->o->idle_s, false, hooks);
     w->progress_start_us = w->progress_last_us = g_get_monotonic_time();
@@ -323,8 +518,10 @@ static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
 static gpointer worker_run(gpointer data)
 {
     worker *w = data;
-    uint32_t count = g_strv_length(w->sh->o->files);
-    if (w->sh->o->merge_by_time)
+    uint32_t count = w->sh->o->files ? g_strv_length(w->sh->o->files) : 0;
+    if (w->sh->o->interface)
+        read_live(w);
+    else if (w->sh->o->merge_by_time)
         read_merged(w, count);
     else
         read_in_turn(w, count);
@@ -337,15 +534,18 @@ static gpointer worker_run(gpointer data)
 /* Every input is a file that each worker can open and read for itself. */
 static bool inputs_rereadable(const tapo_run_options *o)
 {
+    if (o->interface)
+        return false;
     for (char **f = o->files; *f; f++)
-        if (strcmp(*f, "-") == 0 || !g_file_test(*f, G_FILE_TEST_IS_REGULAR))
+        if (tapo_input_streams(*f))
             return false;
     return true;
 }
 
 bool tapo_run(const tapo_run_options *o, tapo_report *report)
 {
-    shared sh = { .o = o, .names = (const char *const *)o->files };
+    const char *live_names[1] = { o->interface };
+    shared sh = { .o = o, .names = o->interface ? live_names : (const char *const *)o->files };
     g_mutex_init(&sh.output_lock);
     unsigned jobs = o->jobs > 1 && inputs_rereadable(o) ? (unsigned)o->jobs : 1;
     worker *ws = g_new0(worker, jobs);
@@ -366,6 +566,8 @@ bool tapo_run(const tapo_run_options *o, tapo_report *report)
         tapo_report_free(&ws[i].report);
         g_string_free(ws[i].stall_out, TRUE);
         g_string_free(ws[i].flow_out, TRUE);
+        if (ws[i].pending)
+            g_hash_table_destroy(ws[i].pending);
     }
     g_free(ws);
     g_mutex_clear(&sh.output_lock);

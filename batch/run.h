@@ -18,25 +18,44 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "output.h"
 #include "report.h"
 #include "rows.h"
 
 typedef struct tapo_run_options {
-    char **files;                     /* NULL-terminated */
+    char **files;                     /* NULL-terminated; or: */
+    const char *interface;            /* a live interface (libpcap); NULL: the files */
+    const char *capture_filter;       /* its BPF filter; NULL: none */
     int jobs;                         /* workers; 1: the calling thread alone (also for inputs readable once) */
     bool merge_by_time;               /* simultaneous parts of one capture: interleaved by timestamp */
     bool continuous;                  /* consecutive parts of one capture: connections go on from file to file */
     tapo_config cfg;
     double grace_s;                   /* after a connection is over, seconds */
     double idle_s;                    /* without packets before a connection is written out, seconds */
-    FILE *stalls;                     /* stall rows; NULL: none */
-    FILE *flows;                      /* flow rows (CSV or JSONL); NULL: none */
+    tapo_output *stalls;              /* stall rows; NULL: none */
+    tapo_output *flows;               /* flow rows (CSV or JSONL); NULL: none */
     tapo_rows_format format;
     bool progress;                    /* a progress line on stderr */
+    /* Streaming (a live interface, a pipe): a stall's row is written once
+     * settle_s of capture time have passed since it (hindsight over that
+     * long; 0: the one-pass verdict at once), not when its connection
+     * ends; the outputs are flushed as rows come. */
+    bool stream;
+    double settle_s;                  /* seconds */
+    double interval_s;                /* a summary line on stderr this often (live), seconds; 0: none */
 } tapo_run_options;
 
 /* Runs the analysis; fills report.  Returns false when an input could
- * not be read completely (the run goes on past it, with a message). */
+ * not be read completely (the run goes on past it, with a message), or a
+ * live capture failed. */
 bool tapo_run(const tapo_run_options *o, tapo_report *report);
+
+/* Ends the run at the next frame, as if the inputs ended there (SIGINT,
+ * SIGTERM): every connection is written out.  Safe in a signal handler. */
+void tapo_run_stop(void);
+
+/* Whether an input is read once only (a pipe, standard input, a FIFO):
+ * such runs stream. */
+bool tapo_input_streams(const char *path);
 
 #endif /* TAPO_RUN_H */

@@ -48,6 +48,26 @@ void tapo_sketch_free(tapo_sketch *s)
 {
     g_free(s->buckets);
     s->buckets = NULL;
+    if (s->exact)
+        g_array_free(s->exact, TRUE);
+    s->exact = NULL;
+}
+
+/* Keeps values exactly while they are few enough. */
+static void keep_exact(tapo_sketch *s, const double *values, guint n)
+{
+    if (s->inexact)
+        return;
+    if (s->count > TAPO_SKETCH_EXACT_MAX) {
+        if (s->exact)
+            g_array_free(s->exact, TRUE);
+        s->exact = NULL;
+        s->inexact = true;
+        return;
+    }
+    if (!s->exact)
+        s->exact = g_array_new(FALSE, FALSE, sizeof(double));
+    g_array_append_vals(s->exact, values, n);
 }
 
 static void ensure_buckets(tapo_sketch *s)
@@ -62,6 +82,7 @@ void tapo_sketch_add(tapo_sketch *s, double value)
         return;   /* NaN */
     s->count++;
     s->sum_nano += (int64_t)llround(value * 1e9);
+    keep_exact(s, &value, 1);
     if (value <= 0.0) {
         s->zeros++;
         return;
@@ -75,6 +96,15 @@ void tapo_sketch_merge(tapo_sketch *into, const tapo_sketch *from)
     into->count += from->count;
     into->sum_nano += from->sum_nano;
     into->zeros += from->zeros;
+    if (from->inexact || (from->count && !from->exact)) {
+        keep_exact(into, NULL, 0);
+        if (into->exact)
+            g_array_free(into->exact, TRUE);
+        into->exact = NULL;
+        into->inexact = true;
+    } else if (from->exact) {
+        keep_exact(into, (const double *)(const void *)from->exact->data, from->exact->len);
+    }
     if (!from->buckets)
         return;
     ensure_buckets(into);
@@ -87,6 +117,12 @@ double tapo_sketch_sum(const tapo_sketch *s)
     return (double)s->sum_nano / 1e9;
 }
 
+static int by_value(gconstpointer a, gconstpointer b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 double tapo_sketch_quantile(const tapo_sketch *s, double q)
 {
     if (s->count == 0)
@@ -94,6 +130,10 @@ double tapo_sketch_quantile(const tapo_sketch *s, double q)
     uint64_t rank = (uint64_t)ceil(q * (double)s->count);
     if (rank < 1)
         rank = 1;
+    if (s->exact && s->exact->len == s->count) {
+        g_array_sort(s->exact, by_value);
+        return g_array_index(s->exact, double, rank > s->count ? s->count - 1 : rank - 1);
+    }
     if (rank <= s->zeros || !s->buckets)
         return 0.0;
     uint64_t seen = s->zeros;
@@ -126,6 +166,14 @@ JsonNode *tapo_sketch_to_json(const tapo_sketch *s)
         json_builder_end_array(b);
     }
     json_builder_end_array(b);
+    if (s->exact && s->exact->len == s->count) {
+        g_array_sort(s->exact, by_value);
+        json_builder_set_member_name(b, "exact");
+        json_builder_begin_array(b);
+        for (guint i = 0; i < s->exact->len; i++)
+            json_builder_add_double_value(b, g_array_index(s->exact, double, i));
+        json_builder_end_array(b);
+    }
     json_builder_end_object(b);
     JsonNode *node = json_builder_get_root(b);
     g_object_unref(b);
@@ -157,6 +205,16 @@ bool tapo_sketch_from_json(tapo_sketch *s, JsonNode *node)
         uint64_t n = (uint64_t)json_array_get_int_element(pair, 1);
         s->buckets[i] += n;
         total += n;
+    }
+    JsonArray *exact = json_object_has_member(o, "exact") ? json_object_get_array_member(o, "exact") : NULL;
+    if (exact && json_array_get_length(exact) == s->count) {
+        s->exact = g_array_sized_new(FALSE, FALSE, sizeof(double), json_array_get_length(exact));
+        for (guint k = 0; k < json_array_get_length(exact); k++) {
+            double v = json_array_get_double_element(exact, k);
+            g_array_append_val(s->exact, v);
+        }
+    } else {
+        s->inexact = s->count > 0;
     }
     return total == s->count;
 }

@@ -4,7 +4,9 @@
  * DDSketch does): any quantile is known to within 1 % of its value, and
  * two sketches merge by adding their buckets, so a sketch of many partial
  * results is exactly the sketch of all their values together, whatever
- * the order or grouping (per file, per shard, per machine).
+ * the order or grouping (per file, per shard, per machine).  Up to
+ * TAPO_SKETCH_EXACT_MAX values are also kept as they are, and quantiles
+ * are then exact: the nearest rank the Lua companion's report gives.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,12 +22,15 @@
 #define TAPO_SKETCH_ACCURACY 0.01     /* relative error of a quantile */
 #define TAPO_SKETCH_MIN 1e-6          /* smaller positive values count in the lowest bucket */
 #define TAPO_SKETCH_MAX 1e9           /* larger ones in the highest */
+#define TAPO_SKETCH_EXACT_MAX (1u << 20) /* values kept exactly, count (8 bytes each) */
 
 typedef struct tapo_sketch {
     uint64_t zeros;                   /* values <= 0, count */
     uint64_t count;                   /* all values, count */
     int64_t sum_nano;                 /* their sum in billionths: integers add up in any order */
     uint64_t *buckets;                /* TAPO_SKETCH_BUCKETS counts; NULL until a positive value */
+    GArray *exact;                    /* double: every value while count <= TAPO_SKETCH_EXACT_MAX; else NULL */
+    bool inexact;                     /* more values than that were seen: exact is gone */
 } tapo_sketch;
 
 void tapo_sketch_init(tapo_sketch *s);
@@ -39,7 +44,8 @@ double tapo_sketch_sum(const tapo_sketch *s);
 /* The q-quantile (0..1) by nearest rank; 0 when empty. */
 double tapo_sketch_quantile(const tapo_sketch *s, double q);
 
-/* As JSON: {"count":N,"sum_nano":S,"zeros":Z,"buckets":[[index,count],...]}. */
+/* As JSON: {"count":N,"sum_nano":S,"zeros":Z,"buckets":[[index,count],...],
+ * "exact":[values in order]} ("exact" only while kept). */
 JsonNode *tapo_sketch_to_json(const tapo_sketch *s);
 
 /* From such a node; false (and an empty sketch) on a malformed one. */

@@ -57,7 +57,7 @@ end
 TAPO_FLOWS = { requested = explicit and parse_args(...) or nil }
 
 -- The C plugin's fields, read once the companion is active (activate()).
-local f_cause, f_duration, f_final, f_hint, f_vantage, f_confidence
+local f_cause, f_duration, f_final, f_hint, f_vantage, f_confidence, f_phase
 local f_stream, f_srcport, f_dstport, f_len, f_flags, f_frame
 
 local proto = Proto("tapoflow", "TAPO per-flow stall view")
@@ -94,22 +94,38 @@ local function seconds(nstime)
     return tonumber(tostring(nstime)) or 0
 end
 
+-- "address:port", an IPv6 address in brackets (as the batch analyser).
+local function endpoint(address, port)
+    local a = tostring(address)
+    if a:find(":", 1, true) then a = "[" .. a .. "]" end
+    return a .. ":" .. port
+end
+
 -- The first pass that reads the fields (tshark -2 builds no tree in its
--- first pass): the flow's times, bytes and endpoints.  The client is the
--- sender of the SYN; without a handshake, the first packet's sender.
+-- first pass): the flow's times, bytes and endpoints.  The client sent the
+-- SYN; without a handshake the ports tell (a service's port against a
+-- client's), else the first packet's sender is the client: the plugin's
+-- rules (tapo.client).
 local function account_packet(pinfo, stream)
     local sport, dport = f_srcport().value, f_dstport().value
     local t = seconds(pinfo.rel_ts)
     local flow = flows[stream]
     if not flow then
-        local src = tostring(pinfo.src) .. ":" .. sport
-        local dst = tostring(pinfo.dst) .. ":" .. dport
-        local syn_ack = f_flags() and bit.band(f_flags().value, 0x12) == 0x12
-        if syn_ack then
-            flow = report.new_flow(stream, t, dst, src)
+        local src, dst = endpoint(pinfo.src, sport), endpoint(pinfo.dst, dport)
+        local flags = f_flags() and f_flags().value or 0
+        local server_is_src
+        if bit.band(flags, 0x02) ~= 0 then
+            server_is_src = bit.band(flags, 0x10) ~= 0        -- a SYN-ACK comes from the server
+        else
+            server_is_src = report.server_by_ports(sport, dport) == 1
+        end
+        -- abs_ts is a number: tostring would keep only 14 digits.
+        local epoch = type(pinfo.abs_ts) == "number" and pinfo.abs_ts or seconds(pinfo.abs_ts)
+        if server_is_src then
+            flow = report.new_flow(stream, t, dst, src, pinfo.number, epoch)
             server_port[stream] = sport
         else
-            flow = report.new_flow(stream, t, src, dst)
+            flow = report.new_flow(stream, t, src, dst, pinfo.number, epoch)
             server_port[stream] = dport
         end
         flows[stream] = flow
@@ -142,6 +158,7 @@ local function record_stall(pinfo, stream)
     rec.hint = f_hint() and f_hint().value or ""
     rec.vantage = f_vantage() and f_vantage().value or nil
     rec.confidence = f_confidence() and f_confidence().value or nil
+    rec.phase = f_phase() and f_phase().value or nil
     return rec
 end
 
@@ -227,6 +244,7 @@ local function activate()
         f_hint = Field.new("tapo.stall.hint")
         f_vantage = Field.new("tapo.vantage")
         f_confidence = Field.new("tapo.stall.confidence")
+        f_phase = Field.new("tapo.stall.phase")
         f_stream = Field.new("tcp.stream")
         f_srcport = Field.new("tcp.srcport")
         f_dstport = Field.new("tcp.dstport")

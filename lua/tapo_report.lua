@@ -17,13 +17,33 @@ local M = {}
 M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
 
 -- Columns of the CSV output, in order.
-M.CSV_COLUMNS = { "stream", "client", "server", "start_s", "duration_s", "bytes_to_server",
+-- After "stream" they are the batch analyser's --flows columns (after its
+-- "file"), name for name (docs/lua-companion.md, "One vocabulary").
+M.CSV_COLUMNS = { "stream", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
                   "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
-                  "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls" }
+                  "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls",
+                  "handshake_stalls", "teardown_stalls" }
 
--- A new flow seen at time t (seconds), first packet from `client` to `server`.
-function M.new_flow(stream, t, client, server)
+-- Clients bind ephemeral ports (RFC 6335, Linux's ip_local_port_range);
+-- services listen below 1024: the plugin's rules (plugin/analysis/roles.c).
+local EPHEMERAL_PORT_MIN, SYSTEM_PORT_END = 32768, 1024
+
+-- Without a handshake, which of two ports is the server's: 1 (the first),
+-- 2 (the second), or nil when the ports do not tell.
+function M.server_by_ports(port1, port2)
+    local function lower(a, b)
+        if a == b then return nil end
+        return a and 1 or 2
+    end
+    return lower(port1 < SYSTEM_PORT_END, port2 < SYSTEM_PORT_END) or
+           lower(port1 < EPHEMERAL_PORT_MIN, port2 < EPHEMERAL_PORT_MIN)
+end
+
+-- A new flow seen at time t (seconds since the capture's first packet),
+-- in frame first_frame at epoch (seconds since 1970): `client` to `server`.
+function M.new_flow(stream, t, client, server, first_frame, epoch)
     return { stream = stream, client = client, server = server, first = t, last = t,
+             first_frame = first_frame or 0, epoch = epoch or t,
              bytes_to_server = 0, bytes_to_client = 0 }
 end
 
@@ -51,15 +71,16 @@ function M.dominant(by_cause)
 end
 
 -- Per-flow summaries from the flows and the stall records
--- (stalls[frame] = {stream, duration, cause, final, hint, vantage, confidence}).
+-- (stalls[frame] = {stream, duration, cause, final, hint, vantage, confidence, phase}).
 function M.summarise(flows, stalls)
     local summaries, by_stream = {}, {}
     for stream, flow in pairs(flows) do
         local s = { stream = stream, client = flow.client, server = flow.server,
-                    start = flow.first, duration = flow.last - flow.first,
+                    first_frame = flow.first_frame, start = flow.epoch, duration = flow.last - flow.first,
                     bytes_to_server = flow.bytes_to_server, bytes_to_client = flow.bytes_to_client,
-                    stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, vantage = "",
-                    by_confidence = { high = 0, medium = 0, low = 0 } }
+                    stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, hint_frames = {}, vantage = "",
+                    by_confidence = { high = 0, medium = 0, low = 0 },
+                    by_phase = { handshake = 0, data = 0, teardown = 0 } }
         by_stream[stream] = s
         summaries[#summaries + 1] = s
     end
@@ -71,9 +92,15 @@ function M.summarise(flows, stalls)
             local c = s.by_cause[st.cause] or { count = 0, time = 0 }
             c.count, c.time = c.count + 1, c.time + st.duration
             s.by_cause[st.cause] = c
-            s.hints[st.cause] = st.hint or ""
+            -- The advice of the cause's latest stall (as the batch analyser's).
+            if not s.hint_frames[st.cause] or st.frame > s.hint_frames[st.cause] then
+                s.hints[st.cause], s.hint_frames[st.cause] = st.hint or "", st.frame
+            end
             if st.confidence and s.by_confidence[st.confidence] then
                 s.by_confidence[st.confidence] = s.by_confidence[st.confidence] + 1
+            end
+            if st.phase and s.by_phase[st.phase] then
+                s.by_phase[st.phase] = s.by_phase[st.phase] + 1
             end
             -- Where the capture was taken, as the latest stall of the flow saw it.
             if st.vantage and (not s.vantage_frame or st.frame > s.vantage_frame) then
@@ -163,11 +190,11 @@ function M.format_csv(report, limit)
     local out = { table.concat(M.CSV_COLUMNS, ",") }
     for i = 1, limited(report, limit) do
         local f = report.flows[i]
-        local row = { f.stream, f.client, f.server, string.format("%.6f", f.start),
+        local row = { f.stream, f.first_frame, f.client, f.server, string.format("%.6f", f.start),
                       string.format("%.6f", f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
                       string.format("%.6f", f.stalled_time), string.format("%.6f", f.ratio),
                       f.dominant or "", string.format("%.6f", f.dominant_time), f.advice, f.vantage,
-                      f.by_confidence.low }
+                      f.by_confidence.low, f.by_phase.handshake, f.by_phase.teardown }
         for j, v in ipairs(row) do row[j] = csv_field(v) end
         out[#out + 1] = table.concat(row, ",")
     end
@@ -199,16 +226,18 @@ function M.format_json(report, limit)
                                                 json_string(cause), c.count, json_number(c.time))
         end
         flows[#flows + 1] = string.format(
-            '{"stream":%d,"client":%s,"server":%s,"start_s":%s,"duration_s":%s,' ..
+            '{"stream":%d,"first_frame":%d,"client":%s,"server":%s,"start_s":%s,"duration_s":%s,' ..
             '"bytes_to_server":%d,"bytes_to_client":%d,"stalls":%d,"stalled_time_s":%s,' ..
             '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"vantage":%s,"causes":[%s],' ..
-            '"stalls_by_confidence":{"high":%d,"medium":%d,"low":%d}}',
-            f.stream, json_string(f.client), json_string(f.server), json_number(f.start),
+            '"stalls_by_confidence":{"high":%d,"medium":%d,"low":%d},' ..
+            '"stalls_by_phase":{"handshake":%d,"data":%d,"teardown":%d}}',
+            f.stream, f.first_frame, json_string(f.client), json_string(f.server), json_number(f.start),
             json_number(f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
             json_number(f.stalled_time), json_number(f.ratio),
             f.dominant and json_string(f.dominant) or "null", json_string(f.advice),
             f.vantage ~= "" and json_string(f.vantage) or "null", table.concat(causes, ","),
-            f.by_confidence.high, f.by_confidence.medium, f.by_confidence.low)
+            f.by_confidence.high, f.by_confidence.medium, f.by_confidence.low,
+            f.by_phase.handshake, f.by_phase.data, f.by_phase.teardown)
     end
     local qs = {}
     for _, q in ipairs(report.ratio_quantiles) do

@@ -24,15 +24,22 @@ def tapo_expert_lines(args, plugins):
 class Activation(unittest.TestCase):
     def test_unused_tapo_does_not_run(self):
         installed = ts.installed_plugin_dir()
-        # Nothing names TAPO: no analysis, so no expert entry of TAPO's.
-        self.assertEqual(tapo_expert_lines(["-2", "-q", "-z", "expert"], installed), [])
-        # The same statistic asking for TAPO by its filter: every stall.
-        asked = tapo_expert_lines(["-2", "-q", "-z", "expert,tapo"], installed)
-        counts = sum(int(l.split()[0]) for l in asked if "TAPO stall:" in l)
-        self.assertEqual(counts, len(ts.stall_fields(MIXED, ["frame.number"])))
-        # The Lua companion installed beside it stays silent too.
+        # Nothing names TAPO: no analysis, so nothing of TAPO's in a
+        # statistic, and the Lua companion installed beside it stays silent.
         out = ts.run(["-q", "-z", "io,stat,0", "-r", ts.readable(MIXED)], plugin_dir_override=installed)
         self.assertNotIn("TAPO", out.stdout + out.stderr)
+        self.assertEqual(tapo_expert_lines(["-2", "-q", "-z", "conv,tcp"], installed), [])
+
+    def test_expert_information_asks_for_tapo(self):
+        # Expert information lists TAPO's entries with nothing else naming
+        # TAPO (issue 19): a listener on the expert tap asks for it.  Every
+        # stall is counted, as when a filter asks for TAPO.
+        installed = ts.installed_plugin_dir()
+        plain = tapo_expert_lines(["-2", "-q", "-z", "expert"], installed)
+        asked = tapo_expert_lines(["-2", "-q", "-z", "expert,tapo"], installed)
+        count = lambda lines: sum(int(l.split()[0]) for l in lines if "TAPO stall:" in l)
+        self.assertEqual(count(plain), len(ts.stall_fields(MIXED, ["frame.number"])))
+        self.assertEqual(count(asked), count(plain))
 
     def test_a_later_pass_finds_every_stall(self):
         # A profile with a TAPO column and nothing on the command line: the

@@ -104,7 +104,7 @@ class Outputs(unittest.TestCase):
         # connection's first frame stand for its stream number).
         with open(os.path.join(ROOT, "lua", "tapo_report.lua")) as f:
             lua = re.search(r"M.CSV_COLUMNS = \{([^}]*)\}", f.read()).group(1)
-        self.assertEqual(list(rows[0].keys())[2:], re.findall(r'"(\w+)"', lua)[1:])
+        self.assertEqual(list(rows[0].keys())[1:], re.findall(r'"(\w+)"', lua)[1:])
         # Low-confidence stalls per flow add up to the stall rows'.
         stall_rows = [json.loads(l) for l in tapo("-q", "-F", "jsonl", *corpus()).stdout.splitlines()]
         self.assertEqual(sum(int(r["low_confidence_stalls"]) for r in rows),

@@ -40,8 +40,18 @@ def independent_flows(pcap, two_pass=True):
         stream, t = int(stream.split(",")[-1]), float(t)
         f = flows.get(stream)
         if f is None:
-            syn_ack = flags and int(flags.split(",")[-1], 16) & 0x12 == 0x12
-            server_port = sport if syn_ack else dport
+            # The client sent the SYN; else the ports tell (a service's
+            # port, below 1024, else below the ephemeral range, against a
+            # client's); else the first packet's sender is the client.
+            bits = int(flags.split(",")[-1], 16) if flags else 0
+            s, d = int(sport.split(",")[-1]), int(dport.split(",")[-1])
+            if bits & 0x02:
+                server_is_src = bool(bits & 0x10)
+            elif (s < 1024) != (d < 1024):
+                server_is_src = s < 1024
+            else:
+                server_is_src = (s < 32768) != (d < 32768) and s < 32768
+            server_port = sport if server_is_src else dport
             f = flows[stream] = {"first": t, "last": t, "server_port": server_port,
                                  "to_server": 0, "to_client": 0, "stalls": 0, "time": 0.0,
                                  "causes": collections.defaultdict(lambda: [0, 0.0]),
@@ -197,7 +207,7 @@ class Installed(unittest.TestCase):
 
     def test_report_by_preference(self):
         out = self.run_installed("-2", "-q", "-o", "tapoflow.report:csv")
-        self.assertTrue(out.startswith("stream,client,server"), out[:200])
+        self.assertTrue(out.startswith("stream,first_frame,client,server"), out[:200])
 
     def test_explicit_script_reaches_the_installed_copy(self):
         out = self.run_installed("-2", "-q", "-X", "lua_script:" + ts.lua_script(),

@@ -40,7 +40,7 @@ def stats_tree(pcap, two_pass=True, filter_expr=None):
 
 FIELDS = ["tcp.stream", "tapo.stall.cause", "tapo.stall.category", "tapo.stall.retransmission",
           "tapo.stall.duration", "tapo.stall.ca_state", "tapo.vantage", "tapo.stall.confidence",
-          "tapo.stall.caveat"]
+          "tapo.stall.caveat", "tapo.stall.phase"]
 
 
 def expected_tree(pcap, two_pass=True, display_filter=None):
@@ -48,7 +48,7 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
     extra = ["-Y", display_filter] if display_filter else []
     rows = ts.stall_fields(pcap, FIELDS, two_pass=two_pass, extra=extra)
     tree = collections.Counter()
-    for stream, cause, category, retrans, duration, ca_state, vantage, confidence, caveats in rows:
+    for stream, cause, category, retrans, duration, ca_state, vantage, confidence, caveats, phase in rows:
         ms = int(float(duration) * 1000.0 + 0.5)
         for root, amount in (("Stalls", 1), ("Stalled time (ms)", ms)):
             path = [root, category] + (["timeout retransmission"] if ts.normalise_bool(retrans) else [])
@@ -65,6 +65,9 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
         tree[("Stall duration (ms)", next(n for lo, hi, n in DURATION_BINS if lo <= ms <= hi))] += 1
         tree[("Stalls by vantage",)] += 1
         tree[("Stalls by vantage", vantage)] += 1
+        tree[("Stalls by phase",)] += 1
+        tree[("Stalls by phase", phase)] += 1
+        tree[("Stalls by phase", phase, cause)] += 1
         tree[("Stalls by confidence",)] += 1
         tree[("Stalls by confidence", confidence)] += 1
         tree[("Stalls by confidence", confidence, cause)] += 1

@@ -68,7 +68,10 @@ static finding close_against_pause(const tapo_verdict *v, const tapo_snapshot *s
 static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
 {
     unsigned c = 0;
-    if (snap->srtt_s <= 0.0)
+    /* A SYN or SYN-ACK resent by its timer is a stall whatever the
+     * threshold, and what it says is plain: no answer came. */
+    bool handshake_retry = snap->cur.handshake_retransmission;
+    if (snap->srtt_s <= 0.0 && !handshake_retry)
         c |= TAPO_CAVEAT_NO_RTT_SAMPLE;
     if (!v->sender_role_known)
         c |= TAPO_CAVEAT_NO_HANDSHAKE;
@@ -85,7 +88,7 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
         c |= TAPO_CAVEAT_WINDOW_SCALE;
     if (v->audit_reason)
         c |= TAPO_CAVEAT_AUDITED;
-    if (v->cause == TAPO_CAUSE_UNDETERMINED || v->cause == TAPO_CAUSE_RETRANS_UNDETERMINED)
+    if ((v->cause == TAPO_CAUSE_UNDETERMINED || v->cause == TAPO_CAUSE_RETRANS_UNDETERMINED) && !handshake_retry)
         c |= TAPO_CAVEAT_UNEXPLAINED;
     return c;
 }
@@ -97,7 +100,8 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
 static tapo_confidence confidence_of(const tapo_verdict *v, const tapo_snapshot *snap, unsigned caveats)
 {
     const tapo_cause_info *info = tapo_cause_get(v->cause);
-    bool unexplained = v->cause == TAPO_CAUSE_UNDETERMINED || v->cause == TAPO_CAUSE_RETRANS_UNDETERMINED;
+    bool unexplained = (v->cause == TAPO_CAUSE_UNDETERMINED || v->cause == TAPO_CAUSE_RETRANS_UNDETERMINED) &&
+                       !snap->cur.handshake_retransmission;
     bool inferred_retx = info->retransmission &&
                          (snap->inferred & (TAPO_INFERRED_ORIGINAL_LOST | TAPO_INFERRED_RETX_LOST));
     if (unexplained || inferred_retx || (caveats & TAPO_CAVEAT_WINDOW_SCALE) ||

@@ -50,6 +50,8 @@ unsigned tapo_breakdown(const tapo_verdict *v, tapo_breakdown_path out[TAPO_BREA
         out[n++] = (tapo_breakdown_path){ { TAPO_NODE_DOUBLE, tapo_cause_get(v->cause)->name }, 2, ms };
     if (v->cause == TAPO_CAUSE_TAIL)
         out[n++] = (tapo_breakdown_path){ { TAPO_NODE_TAIL, tapo_ca_state_name(snap->ca_state) }, 2, ms };
+    out[n++] = (tapo_breakdown_path){
+        { TAPO_NODE_PHASE, tapo_phase_name(v->phase), tapo_cause_get(v->cause)->name }, 3, 1 };
     out[n++] = (tapo_breakdown_path){ { TAPO_NODE_VANTAGE, tapo_vantage_name(snap->vantage) }, 2, 1 };
     out[n++] = (tapo_breakdown_path){
         { TAPO_NODE_CONFIDENCE, tapo_confidence_name(v->confidence), tapo_cause_get(v->cause)->name }, 3, 1 };

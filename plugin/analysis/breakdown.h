@@ -1,7 +1,8 @@
 /* breakdown.h: the statistics of a capture's stalls, as the paper's tables
  * group them: stalls and stalled time by category and cause (Table 3), the
  * timeout-retransmission causes (Table 5), f-double versus t-double (Table
- * 6), tail stalls by congestion state (Table 7), stalls by vantage, by
+ * 6), tail stalls by congestion state (Table 7), stalls by phase of the
+ * connection (handshake, data, teardown; then cause), by vantage, by
  * confidence (and cause) and by caveat (a stall counts under each of its
  * caveats), and the distribution of durations.  The plugin's statistics tree (-z tapo,tree)
  * and the batch analyser's report both count through here, so they cannot
@@ -24,12 +25,13 @@
 #define TAPO_NODE_DOUBLE "Double retransmissions, stalled time (ms)"
 #define TAPO_NODE_TAIL "Tail stalls by congestion state, stalled time (ms)"
 #define TAPO_NODE_VANTAGE "Stalls by vantage"
+#define TAPO_NODE_PHASE "Stalls by phase"
 #define TAPO_NODE_CONFIDENCE "Stalls by confidence"
 #define TAPO_NODE_CAVEATS "Stalls by caveat"
 #define TAPO_NODE_DURATION "Stall duration (ms)"
 
 #define TAPO_BREAKDOWN_DEPTH 4        /* nodes on a path, at most */
-#define TAPO_BREAKDOWN_PATHS (6 + TAPO_CAVEAT_COUNT_BITS) /* paths one stall counts in, at most */
+#define TAPO_BREAKDOWN_PATHS (7 + TAPO_CAVEAT_COUNT_BITS) /* paths one stall counts in, at most */
 #define TAPO_DURATION_BUCKETS 7
 
 /* One path from a root node down to a leaf, and what the stall adds to

@@ -79,7 +79,7 @@ static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
         return true;
     }
     if (cur->handshake_retransmission) {
-        note(tr, "a SYN or SYN-ACK sent again");
+        note(tr, "a SYN or SYN-ACK sent again: its timer fired with no answer");
         return true;
     }
     if (cur->receiver_retransmission) {

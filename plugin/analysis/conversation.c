@@ -192,6 +192,7 @@ static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const
     const tapo_endpoint *e = &c->ep[s], *other = &c->ep[1 - s];
     tapo_snapshot *snap = &b->snap;
     memset(snap, 0, sizeof *snap);
+    memset(&b->facts, 0, sizeof b->facts);
     snap->threshold_s = g->threshold_s;
     snap->srtt_s = g->srtt_s;
     snap->rto_s = g->rto_s;
@@ -202,6 +203,9 @@ static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const
         snap->inferred |= TAPO_INFERRED_PATH_RTT;
     tapo_sender_snapshot(&e->tx, snap, &b->facts);
     snap->clock_trouble = c->events.time_backwards || c->events.time_jumps;
+    snap->handshake_open = c->handshake.syn_seen && !c->handshake.acked &&
+                           tapo_sender_payload_bytes(&e->tx) == 0 && tapo_sender_payload_bytes(&other->tx) == 0;
+    snap->closing = c->rst_seen || tapo_sender_fin_sent(&e->tx) || tapo_sender_fin_sent(&other->tx);
     b->facts.duration_s = g->clock.gap_s;
     b->facts.prev_frame = g->clock.prev_frame;
     b->facts.revoked = false;
@@ -230,6 +234,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .own = s == p->from, .tx = tx, .payload = p->payload_len > 0,
             .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
+            .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
         };
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);

@@ -4,7 +4,7 @@
  */
 #include "sender_choice.h"
 
-#include "port_rules.h"
+#include "roles.h"
 
 /* The sender a preference forces, if it applies to this connection. */
 static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, int *sender)

@@ -156,6 +156,7 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
         snap->loss_signals = head_dupacks > UINT32_MAX ? UINT32_MAX : (uint32_t)head_dupacks;
 
     facts->cur_spurious = false;
+    facts->closing = false;
     facts->dsack_frame = 0;
     facts->window_open_frame = 0;
     facts->outstanding_all_lost = counts.sacked_out == 0 && head_dupacks == 0;
@@ -243,6 +244,11 @@ bool tapo_sender_isn(const tapo_sender *s, uint32_t *isn_raw)
 {
     *isn_raw = s->isn_raw;
     return s->syn_sent;
+}
+
+bool tapo_sender_fin_sent(const tapo_sender *s)
+{
+    return s->fin_sent;
 }
 
 bool tapo_sender_finished(const tapo_sender *s)

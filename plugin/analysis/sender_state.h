@@ -202,6 +202,8 @@ bool tapo_sender_isn(const tapo_sender *s, uint32_t *isn_raw);
 
 /* It sent a FIN and the peer acknowledged everything it sent. */
 bool tapo_sender_finished(const tapo_sender *s);
+/* Whether the endpoint sent its FIN. */
+bool tapo_sender_fin_sent(const tapo_sender *s);
 
 /* New payload it sent, the inferred included, bytes. */
 uint64_t tapo_sender_payload_bytes(const tapo_sender *s);

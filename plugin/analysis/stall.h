@@ -39,6 +39,7 @@ typedef struct tapo_cur {
     bool new_data;                  /* sender data beyond snd_nxt */
     bool retransmission;            /* sender data sent again (not a keep-alive or window probe) */
     bool handshake_retransmission;  /* a SYN or SYN-ACK sent again, by either side */
+    bool syn;                       /* it carries a SYN (a SYN or a SYN-ACK) */
     bool fin;                       /* it carries a FIN */
     bool rst;                       /* it carries a RST */
     bool receiver_retransmission;   /* the receiver re-sent its own data */
@@ -82,6 +83,8 @@ typedef struct tapo_snapshot {
     uint32_t window_closed_frame;   /* evidence: the receiver's packet that closed the window in force; 0 open */
     bool capture_gap;               /* the capture missed some of the sender's data before the stall */
     bool clock_trouble;             /* the capture's clock went backwards or jumped in the connection before it */
+    bool handshake_open;            /* a SYN was seen and nothing had completed the handshake yet */
+    bool closing;                   /* an endpoint had sent its FIN, or a reset, before cur */
     tapo_cur cur;
 } tapo_snapshot;
 
@@ -134,6 +137,7 @@ typedef struct tapo_verdict {
     const char *audit_reason;       /* why the audit changed it; NULL: it did not */
     tapo_confidence confidence;
     unsigned caveats;               /* tapo_caveat bits */
+    tapo_phase phase;               /* handshake, data or teardown (verdict.c) */
     const tapo_stall_view *view;    /* the record's view for that sender */
     const tapo_facts *facts;        /* the view's facts the verdict used (at the packet, or final) */
 } tapo_verdict;

@@ -86,6 +86,7 @@ void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_fact
     else
         describe_peer(cur, &out->snap, &out->facts_at_packet);
     out->snap.cur.payload = cur->payload;
+    out->snap.cur.syn = cur->syn;
     out->snap.cur.fin = cur->fin;
     out->snap.cur.rst = cur->rst;
     if (cur->own)

@@ -30,7 +30,7 @@ typedef struct tapo_cur_input {
     bool away;                    /* the capture point is away from the sender */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */
-    bool fin, rst;                /* it carries a FIN, a RST */
+    bool syn, fin, rst;           /* it carries a SYN, a FIN, a RST */
 } tapo_cur_input;
 
 /* Builds a view's snapshot and facts at the packet from those read before

@@ -13,15 +13,17 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
       "Why the connection stalled (the TAPO decision tree)"),
     F(TAPO_F_CATEGORY, "tapo.stall.category", "Category", TAPO_FIELD_STRING,
       "server, client, network or unknown"),
+    F(TAPO_F_PHASE, "tapo.stall.phase", "Phase", TAPO_FIELD_STRING,
+      "handshake (SYN or SYN-ACK retries), data, or teardown (FIN retries, idle closes, resets)"),
     F(TAPO_F_RULE, "tapo.stall.rule", "Decision", TAPO_FIELD_STRING,
       "The rule of the decision tree that fired and the values it compared; what the audit found against it"),
     F(TAPO_F_CONFIDENCE, "tapo.stall.confidence", "Confidence", TAPO_FIELD_STRING,
       "How sure the verdict is: high, medium or low"),
     F(TAPO_F_CAVEAT, "tapo.stall.caveat", "Caveats", TAPO_FIELD_STRING,
       "Why the verdict is not more certain, comma-separated: no-rtt-sample, no-handshake, inferred, "
-      "capture-gap, clock, window-scale, audited"),
+      "capture-gap, clock, window-scale, audited, unexplained"),
     F(TAPO_F_RETRANSMISSION, "tapo.stall.retransmission", "Timeout retransmission", TAPO_FIELD_BOOL,
-      "The stall ended with a retransmission (spec rule 1)"),
+      "The stall ended with a retransmission its timer sent (the causes from f-double to undetermined)"),
     F(TAPO_F_DURATION, "tapo.stall.duration", "Duration", TAPO_FIELD_SECONDS,
       "Gap before this packet, seconds"),
     F(TAPO_F_THRESHOLD, "tapo.stall.threshold", "Threshold", TAPO_FIELD_SECONDS,
@@ -81,7 +83,11 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
     F(TAPO_F_FINAL, "tapo.stall.final", "Final", TAPO_FIELD_BOOL,
       "The cause used the whole capture (two-pass); false: provisional (one pass)"),
     F(TAPO_F_HINT, "tapo.stall.hint", "Hint", TAPO_FIELD_STRING,
-      "Which mitigation addresses this cause"),
+      "What to check or change, on which machine"),
+    F(TAPO_F_CLIENT, "tapo.client", "Client", TAPO_FIELD_STRING,
+      "address:port of the connection's client (it sent the SYN; without the handshake, by its port)"),
+    F(TAPO_F_SERVER, "tapo.server", "Server", TAPO_FIELD_STRING,
+      "address:port of the connection's server"),
     F(TAPO_F_VANTAGE, "tapo.vantage", "Vantage", TAPO_FIELD_STRING,
       "Where the capture was taken, relative to the analysed sender: sender, receiver or middle"),
     F(TAPO_F_VANTAGE_BASIS, "tapo.vantage.basis", "Vantage decided by", TAPO_FIELD_STRING,
@@ -89,8 +95,8 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
     F(TAPO_F_SENDER, "tapo.sender", "Sender", TAPO_FIELD_STRING,
       "The analysed sender: responder or initiator (absent without the handshake)"),
     F(TAPO_F_SENDER_BASIS, "tapo.sender.basis", "Sender chosen by", TAPO_FIELD_STRING,
-      "data (the heavier sender), direction (the side whose data was in flight), "
-      "handshake, preference or default"),
+      "data (the heavier sender), direction (the side whose data was in flight, or whose "
+      "retransmission ended the stall), handshake, preference or default"),
     F(TAPO_F_SENDER_PORT, "tapo.sender.port", "Sender port", TAPO_FIELD_PORT,
       "TCP port of the analysed sender"),
     F(TAPO_F_RTT_TO_SENDER, "tapo.stall.rtt_to_sender", "RTT to the sender", TAPO_FIELD_SECONDS,
@@ -240,11 +246,22 @@ static void evidence_fields(const tapo_verdict *v, tapo_field_value *out)
     set_frame(&out[TAPO_F_WINDOW_UPDATE_FRAME], v->facts->window_open_frame);
 }
 
-/* Where the capture was taken and which endpoint is analysed. */
+/* Where the capture was taken, which endpoint is analysed, and which is
+ * the client and which the server. */
 static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *sum,
-                              tapo_field_value *out, char *inferred_buf)
+                              const tapo_endpoint_names *names, tapo_field_value *out, char *inferred_buf)
 {
     const tapo_snapshot *s = &v->view->snap;
+    if (names) {
+        tapo_basis basis;
+        int client = tapo_conv_client(sum, &basis);
+        set_string(&out[TAPO_F_CLIENT], names->name[client]);
+        set_string(&out[TAPO_F_SERVER], names->name[1 - client]);
+        if (basis != TAPO_BASIS_HANDSHAKE)
+            out[TAPO_F_CLIENT].note = out[TAPO_F_SERVER].note =
+                basis == TAPO_BASIS_PORTS ? " (by its port: handshake not captured)"
+                                          : " (a guess: handshake not captured, the ports do not tell)";
+    }
     set_string(&out[TAPO_F_VANTAGE], tapo_vantage_name(s->vantage));
     set_string(&out[TAPO_F_VANTAGE_BASIS], tapo_basis_name(s->vantage_basis));
     if (v->sender_role_known)
@@ -260,13 +277,15 @@ static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *su
 }
 
 void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg,
-                       tapo_field_value out[TAPO_F_COUNT], tapo_field_text *text)
+                       const tapo_endpoint_names *names, tapo_field_value out[TAPO_F_COUNT],
+                       tapo_field_text *text)
 {
     memset(out, 0, sizeof *out * TAPO_F_COUNT);
     const tapo_cause_info *info = tapo_cause_get(v->cause);
     const tapo_snapshot *s = &v->view->snap;
     set_string(&out[TAPO_F_CAUSE], info->name);
     set_string(&out[TAPO_F_CATEGORY], tapo_category_name(v->category));
+    set_string(&out[TAPO_F_PHASE], tapo_phase_name(v->phase));
     rule_line(v, cfg, text->rule);
     set_string(&out[TAPO_F_RULE], text->rule);
     set_string(&out[TAPO_F_CONFIDENCE], tapo_confidence_name(v->confidence));
@@ -282,6 +301,7 @@ void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, cons
     state_fields(v, out);
     cur_fields(v, out);
     set_bool(&out[TAPO_F_FINAL], v->final);
-    set_string(&out[TAPO_F_HINT], info->hint);
-    connection_fields(v, sum, out, text->inferred);
+    tapo_advice(v, sum, names, text->hint);
+    set_string(&out[TAPO_F_HINT], text->hint);
+    connection_fields(v, sum, names, out, text->inferred);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "advice.h"
 #include "classifier.h"
 #include "conversation.h"
 #include "stall.h"
@@ -28,7 +29,7 @@ typedef enum {
 
 /* In the order they are shown. */
 typedef enum {
-    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_RULE, TAPO_F_CONFIDENCE, TAPO_F_CAVEAT, TAPO_F_RETRANSMISSION,
+    TAPO_F_CAUSE, TAPO_F_CATEGORY, TAPO_F_PHASE, TAPO_F_RULE, TAPO_F_CONFIDENCE, TAPO_F_CAVEAT, TAPO_F_RETRANSMISSION,
     TAPO_F_DURATION, TAPO_F_THRESHOLD,
     TAPO_F_SRTT, TAPO_F_RTO, TAPO_F_PREV_FRAME,
     /* Evidence links. */
@@ -40,12 +41,13 @@ typedef enum {
     TAPO_F_FIRST_RETRANS, TAPO_F_SPURIOUS, TAPO_F_POSITION, TAPO_F_FILE_POS, TAPO_F_PKT_DIR,
     TAPO_F_FINAL, TAPO_F_HINT,
     /* The connection: shown beside the stall subtree. */
+    TAPO_F_CLIENT, TAPO_F_SERVER,
     TAPO_F_VANTAGE, TAPO_F_VANTAGE_BASIS, TAPO_F_SENDER, TAPO_F_SENDER_BASIS, TAPO_F_SENDER_PORT,
     TAPO_F_RTT_TO_SENDER, TAPO_F_RTT_TO_RECEIVER, TAPO_F_INFERRED,
     TAPO_F_COUNT
 } tapo_field_id;
 
-#define TAPO_F_FIRST_OUTSIDE_STALL TAPO_F_VANTAGE
+#define TAPO_F_FIRST_OUTSIDE_STALL TAPO_F_CLIENT
 
 typedef struct tapo_field_def {
     const char *name;            /* display-filter name, e.g. "tapo.stall.cause" */
@@ -74,10 +76,14 @@ typedef struct tapo_field_text {
     char inferred[TAPO_INFERRED_LINE_MAX];
     char rule[TAPO_RULE_LINE_MAX];
     char caveat[TAPO_CAVEAT_LINE_MAX];
+    char hint[TAPO_HINT_LINE_MAX];
 } tapo_field_text;
 
-/* The values of one stall's fields. */
+/* The values of one stall's fields.  names: the endpoints' addresses
+ * (roles.h), or NULL where they are not known (then no tapo.client nor
+ * tapo.server, and the hint names the machines by role alone). */
 void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg,
-                       tapo_field_value out[TAPO_F_COUNT], tapo_field_text *text);
+                       const tapo_endpoint_names *names, tapo_field_value out[TAPO_F_COUNT],
+                       tapo_field_text *text);
 
 #endif /* TAPO_STALL_FIELDS_H */

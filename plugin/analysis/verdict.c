@@ -10,6 +10,22 @@
 #include "classifier.h"
 #include "sender_choice.h"
 
+/* Where in the connection's life the stall happened: the handshake while
+ * a SYN or SYN-ACK ends it or the handshake is still open; the teardown
+ * once a FIN or reset ends it or was sent before, or when the stall is
+ * an idle connection closed (the sender's data followed only by its FIN);
+ * else the data. */
+static tapo_phase phase_of(const tapo_verdict *v)
+{
+    const tapo_snapshot *snap = &v->view->snap;
+    if (snap->cur.syn || snap->handshake_open)
+        return TAPO_PHASE_HANDSHAKE;
+    bool idle_close = v->facts->closing && v->cause == TAPO_CAUSE_CLIENT_IDLE;
+    if (snap->cur.fin || snap->cur.rst || snap->closing || idle_close)
+        return TAPO_PHASE_TEARDOWN;
+    return TAPO_PHASE_DATA;
+}
+
 bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *rec,
                        const tapo_config *cfg, bool final, tapo_verdict *v)
 {
@@ -30,6 +46,7 @@ bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *re
     v->view = view;
     v->facts = facts;
     tapo_audit(view, facts, cfg, v);
+    v->phase = phase_of(v);
     uint64_t total = final ? sum->payload_bytes[sender] : view->bytes_at_packet;
     double position = total ? (double)view->snap.cur.data_offset / (double)total : 0.0;
     v->position = fmin(1.0, position);

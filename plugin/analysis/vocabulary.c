@@ -13,67 +13,99 @@
 #define WARN TAPO_SEVERITY_WARN
 #define NOTE TAPO_SEVERITY_NOTE
 
-/* Indexed by tapo_cause; the static assertion below keeps it complete. */
+/* Indexed by tapo_cause; the static assertion below keeps it complete.
+ * The advice is an operator's: which machine to look at and what to check
+ * or turn on there ({sender} and {receiver} become "the server 192.0.2.1:443"
+ * or "the client ..."; advice.h); the mitigation is what the paper and the
+ * literature propose (docs/causes.md). */
 static const tapo_cause_info cause_table[] = {
     [TAPO_CAUSE_F_DOUBLE] = { "f-double",
         NET, true, WARN, "TAPO stall: f-double (a fast retransmission was lost again)",
+        "{sender} lost a fast retransmission again and waited {duration} for its timeout: look for persistent loss "
+        "on the path, and check that RACK loss detection is on there (Linux: net.ipv4.tcp_recovery=1)",
         "S-RTO or RACK: detect the lost retransmission without waiting for the RTO",
         "1.1" },
     [TAPO_CAUSE_T_DOUBLE] = { "t-double",
         NET, true, WARN, "TAPO stall: t-double (a timeout retransmission was lost again)",
+        "{sender} lost a retransmission again and waited {duration} for a doubled timeout: look for persistent "
+        "loss or an outage on the path between {sender} and {receiver}",
         "S-RTO: probe before the backed-off RTO; check the path for persistent loss",
         "1.1" },
     [TAPO_CAUSE_TAIL] = { "tail",
         NET, true, WARN, "TAPO stall: tail (loss of the last segments)",
+        "{sender} lost the last segments it sent and waited {duration} for its timeout: check that tail loss "
+        "probes are on there (Linux: net.ipv4.tcp_early_retrans=3)",
         "TLP (tail-loss probe) in Open state; S-RTO in Recovery",
         "1.2" },
     [TAPO_CAUSE_SMALL_RWND] = { "small-rwnd",
         NET, true, WARN, "TAPO stall: small-rwnd (too few segments in flight, receiver window)",
+        "{receiver} offered a receive window of fewer than 4 segments: enlarge its receive buffer "
+        "(Linux: net.ipv4.tcp_rmem, or the application's SO_RCVBUF)",
         "a larger client receive window (init_rwnd of at least 10 MSS)",
         "1.3" },
     [TAPO_CAUSE_SMALL_CWND] = { "small-cwnd",
         NET, true, WARN, "TAPO stall: small-cwnd (too few segments in flight for fast retransmit)",
+        "{sender} had fewer than 4 segments in flight, too few for a fast retransmission: check that "
+        "tail loss probes and early retransmit are on there (Linux: net.ipv4.tcp_early_retrans=3)",
         "early retransmit (RFC 5827) or TLP",
         "1.3" },
     [TAPO_CAUSE_CONTINUOUS_LOSS] = { "continuous-loss",
         NET, true, WARN, "TAPO stall: continuous-loss (every outstanding segment was lost)",
+        "every segment {sender} had in flight was lost: look for a burst loss or an outage on the "
+        "path; pacing on {sender} spreads its bursts (Linux: the fq qdisc)",
         "pacing: spread the window over the RTT to avoid burst losses",
         "1.4" },
     [TAPO_CAUSE_ACK_DELAY] = { "ack-delay",
         NET, true, WARN, "TAPO stall: ack-delay (spurious timeout, ACKs delayed or lost)",
+        "{sender} resent data that had arrived: the ACKs from {receiver} were late or lost; look for "
+        "delay on the path, and check that spurious timeouts are undone there (Linux: net.ipv4.tcp_frto=2)",
         "a less aggressive minimum RTO, or undo spurious timeouts (F-RTO, Eifel)",
         "1.5" },
     [TAPO_CAUSE_LARGE_DUPTHRES] = { "large-dupthres",
         NET, true, WARN, "TAPO stall: large-dupthres (SACKs arrived but no fast retransmit)",
+        "{sender} waited {duration} for its timeout though the ACKs had reported the loss (reordering had raised "
+        "its threshold): check that RACK loss detection is on there (Linux: net.ipv4.tcp_recovery=1)",
         "RACK: time-based loss detection instead of a reordering-raised dupthres",
         "1.6" },
     [TAPO_CAUSE_RETRANS_UNDETERMINED] = { "undetermined",
         NET, true, WARN, "TAPO stall: undetermined timeout retransmission",
-        "inspect the retransmission by hand; the decision tree has no rule for it",
+        "{sender} resent after {duration} for a reason the packets do not show: inspect the packets "
+        "around the gap between {sender} and {receiver}",
+        "none: the decision tree has no rule for it",
         "1.7" },
     [TAPO_CAUSE_ZERO_WINDOW] = { "zero-window",
         CLI, false, NOTE, "TAPO stall: zero-window (the receiver's window was closed)",
+        "{receiver} closed its receive window: its application reads too slowly, or its receive "
+        "buffer is too small",
         "the client reads too slowly or advertises a small buffer: enlarge it",
         "2" },
     [TAPO_CAUSE_DATA_UNAVAILABLE] = { "data-unavailable",
         SRV, false, NOTE, "TAPO stall: data-unavailable (the server had not produced the response)",
+        "{sender} waited {duration} before answering: look at its application (processing, back ends, "
+        "caches)",
         "server think time: cache the content near the front end",
         "3" },
     [TAPO_CAUSE_RESOURCE_CONSTRAINT] = { "resource-constraint",
         SRV, false, NOTE, "TAPO stall: resource-constraint (the application paused mid-response)",
-        "the server application did not feed TCP: check its load, disk and CPU",
+        "the application on {sender} stopped feeding TCP for {duration} in the middle of sending: "
+        "check its load, disk and CPU",
+        "the server application did not feed TCP: more resources, or a faster back end",
         "4" },
     [TAPO_CAUSE_CLIENT_IDLE] = { "client-idle",
         CLI, false, NOTE, "TAPO stall: client-idle (no request pending)",
-        "nothing to fix in TCP: the client had nothing to ask",
+        "{receiver} had nothing more to ask: nothing to fix in TCP",
+        "none: the client had nothing to ask",
         "5" },
     [TAPO_CAUSE_PACKET_DELAY] = { "packet-delay",
         NET, false, NOTE, "TAPO stall: packet-delay (ACKs or data were late, no loss)",
-        "RTT jitter or queueing: look for bufferbloat on the path",
+        "packets or ACKs between {sender} and {receiver} were {duration} late and nothing was lost: look for "
+        "queueing (bufferbloat) or a slow link on the path",
+        "RTT jitter or queueing: smaller buffers on the path (AQM)",
         "6" },
     [TAPO_CAUSE_UNDETERMINED] = { "undetermined",
         UNK, false, NOTE, "TAPO stall: undetermined cause",
-        "inspect the packets around the gap; the decision tree has no rule for it",
+        "no rule explains this gap between {sender} and {receiver}: inspect the packets around it",
+        "none: the decision tree has no rule for it",
         "7" },
 };
 
@@ -133,7 +165,7 @@ const char *tapo_vantage_name(tapo_vantage vantage)
 }
 
 static const char *const basis_names[TAPO_BASIS_COUNT] = {
-    "default", "handshake", "turnaround", "data", "direction", "preference"
+    "default", "handshake", "turnaround", "data", "direction", "preference", "ports"
 };
 
 const char *tapo_basis_name(tapo_basis basis)
@@ -203,4 +235,11 @@ const char *tapo_caveat_text(tapo_caveat bit)
         if (bit == (tapo_caveat)(1u << i))
             return caveats[i].text;
     return "";
+}
+
+static const char *const phase_names[TAPO_PHASE_COUNT] = { "handshake", "data", "teardown" };
+
+const char *tapo_phase_name(tapo_phase phase)
+{
+    return (unsigned)phase < TAPO_PHASE_COUNT ? phase_names[phase] : "data";
 }

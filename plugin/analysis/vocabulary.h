@@ -57,7 +57,8 @@ typedef struct {
     bool retransmission;         /* a timeout-retransmission cause (spec rule 1) */
     tapo_severity severity;
     const char *summary;         /* fixed expert-info summary */
-    const char *hint;            /* the mitigation that addresses this cause */
+    const char *advice;          /* what to check or change, on which machine: a template (advice.h) */
+    const char *mitigation;      /* what the paper and the literature propose */
     const char *rule;            /* its rule in spec section 4, e.g. "1.3" */
 } tapo_cause_info;
 
@@ -116,6 +117,7 @@ typedef enum {
     TAPO_BASIS_DATA,             /* the endpoint that sent more payload */
     TAPO_BASIS_DIRECTION,        /* both endpoints send bulk data: the one whose data was in flight */
     TAPO_BASIS_PREFERENCE,       /* forced by a preference */
+    TAPO_BASIS_PORTS,            /* the server's port: a system port, or one below the ephemeral range */
     TAPO_BASIS_COUNT
 } tapo_basis;
 
@@ -173,5 +175,16 @@ typedef enum {
 /* The caveat's name in tapo.stall.caveat, and a sentence for the docs. */
 const char *tapo_caveat_name(tapo_caveat bit);
 const char *tapo_caveat_text(tapo_caveat bit);
+
+/* Where in the connection's life a stall happened (docs/algorithm.md,
+ * "Phases"). */
+typedef enum {
+    TAPO_PHASE_HANDSHAKE,        /* SYN or SYN-ACK retries, unanswered SYNs, a late handshake */
+    TAPO_PHASE_DATA,
+    TAPO_PHASE_TEARDOWN,         /* FIN retries, idle closes, aborts */
+    TAPO_PHASE_COUNT
+} tapo_phase;
+
+const char *tapo_phase_name(tapo_phase phase);
 
 #endif /* TAPO_VOCABULARY_H */

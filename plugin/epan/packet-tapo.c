@@ -5,7 +5,9 @@
  * asks Wireshark for no field, so nothing is built for it unless something
  * needs TAPO: a display filter, column, coloring rule or -e naming a tapo
  * field (Wireshark then marks the protocol referenced), a tap on TAPO's
- * (the statistics tree, the Lua companion's listener), the preference
+ * (the statistics tree, the Lua companion's listener), a listener on the
+ * expert tap (tshark -z expert, the Expert Information dialog: TAPO's
+ * expert entries are part of what they show), the preference
  * tapo.analyse, or a tshark command line naming tapo (the first pass of
  * tshark -2 has no tree to tell).  Installed but unused, TAPO returns at
  * once on every frame.
@@ -40,6 +42,7 @@
 
 static int proto_tapo = -1;
 static int tapo_tap = -1;
+static int expert_tap = -1;       /* Wireshark's expert tap, found when a file opens */
 static dissector_handle_t tapo_handle;
 static tapo_command command;      /* what tshark's command line says */
 
@@ -84,6 +87,7 @@ static void tapo_init(void)
 {
     tapo_file_open(&cfg);
     read_ahead_tried = false;
+    expert_tap = find_tap_id("expert");
 }
 
 static void tapo_cleanup(void)
@@ -118,6 +122,7 @@ static char *capture_to_read_ahead(packet_info *pinfo)
 static bool analysis_needed(proto_tree *tree)
 {
     return TAPO_BOOL_PREF_VALUE(&pref_analyse_always) || command.names_tapo || have_tap_listener(tapo_tap) ||
+           (expert_tap >= 0 && have_tap_listener(expert_tap)) ||
            (tree && proto_field_is_referenced(tree, proto_tapo));
 }
 
@@ -155,7 +160,9 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
         .vantage = fs->conn->vantage_note_frame == fs->rec.frame &&
                    verdict.view->snap.vantage != TAPO_VANTAGE_SENDER,
     };
-    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &cfg, &notes);
+    tapo_endpoint_names names;
+    tapo_endpoint_names_of(&fs->conn->id.first, &names);
+    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &names, &cfg, &notes);
     ws_debug("frame %u: %s stall (%s)", pinfo->num, tapo_cause_get(verdict.cause)->name,
              final ? "final" : "one pass");
     queue_tap(pinfo, TAPO_TAP_STALL, fs->conn->number, fs, &verdict);

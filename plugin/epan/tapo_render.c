@@ -43,7 +43,7 @@ void tapo_render_register(int proto)
 {
     hf_register_info *hf = g_new0(hf_register_info, TAPO_F_COUNT + 1);
     hf[0] = (hf_register_info){ &hf_stall, { "Stall", "tapo.stall", FT_NONE, BASE_NONE, NULL, 0x0,
-                                             "This packet ends a TCP stall (spec section 3)", HFILL } };
+                                             "This packet ends a TCP stall: a gap longer than min(2 SRTT, RTO) before it", HFILL } };
     for (int i = 0; i < TAPO_F_COUNT; i++) {
         const tapo_field_def *def = &tapo_field_defs[i];
         enum ftenum ft = FT_NONE;
@@ -151,7 +151,8 @@ static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const t
 
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_verdict *v, const tapo_conv_summary *sum,
-                       const tapo_config *cfg, const tapo_render_notes *notes)
+                       const tapo_endpoint_names *names, const tapo_config *cfg,
+                       const tapo_render_notes *notes)
 {
     const tapo_cause_info *info = tapo_cause_get(v->cause);
     col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ", "[TAPO stall %.3f s: %s]", v->duration_s,
@@ -160,13 +161,13 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
     proto_item_append_text(top, ": %s stall of %.3f s", info->name, v->duration_s);
     proto_tree *pt = proto_item_add_subtree(top, ett_stall);
     proto_item *item = proto_tree_add_none_format(pt, hf_stall, tvb, 0, 0,
-        "Stall: %s (%s), %.3f s after frame %u", info->name,
-        tapo_category_name(v->category), v->duration_s, v->prev_frame);
+        "Stall: %s (%s, %s), %.3f s after frame %u", info->name,
+        tapo_category_name(v->category), tapo_phase_name(v->phase), v->duration_s, v->prev_frame);
     proto_item_set_generated(item);
     proto_tree *st = proto_item_add_subtree(item, ett_stall);
     tapo_field_value fields[TAPO_F_COUNT];
     tapo_field_text text;
-    tapo_stall_fields(v, sum, cfg, fields, &text);
+    tapo_stall_fields(v, sum, cfg, names, fields, &text);
     for (int i = 0; i < TAPO_F_COUNT; i++)
         add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i]);
     if (notes->vantage)

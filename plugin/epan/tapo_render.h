@@ -10,6 +10,7 @@
 #include <epan/packet.h>
 
 #include "conversation.h"
+#include "roles.h"
 #include "stall.h"
 
 /* Registers the fields, the subtree and one expert info per cause. */
@@ -25,7 +26,8 @@ typedef struct tapo_render_notes {
  * note. */
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_verdict *verdict, const tapo_conv_summary *sum,
-                       const tapo_config *cfg, const tapo_render_notes *notes);
+                       const tapo_endpoint_names *names, const tapo_config *cfg,
+                       const tapo_render_notes *notes);
 
 /* What a frame that ends no stall can still tell about its connection. */
 typedef enum {

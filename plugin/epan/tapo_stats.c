@@ -40,7 +40,7 @@ static void stats_init(stats_tree *st)
 {
     static const char *const roots[] = {
         TAPO_NODE_CONVERSATIONS, TAPO_NODE_STALLS, TAPO_NODE_TIME, TAPO_NODE_DOUBLE,
-        TAPO_NODE_TAIL, TAPO_NODE_VANTAGE, TAPO_NODE_CONFIDENCE, TAPO_NODE_CAVEATS,
+        TAPO_NODE_TAIL, TAPO_NODE_PHASE, TAPO_NODE_VANTAGE, TAPO_NODE_CONFIDENCE, TAPO_NODE_CAVEATS,
     };
     for (unsigned i = 0; i < G_N_ELEMENTS(roots); i++)
         stats_tree_create_node(st, roots[i], 0, STAT_DT_INT, true);
@@ -97,6 +97,12 @@ static tap_packet_status stats_packet(stats_tree *st, packet_info *pinfo, epan_d
 
 void register_tapo_stats_tree(void)
 {
-    stats_tree_register_plugin(TAPO_TAP_NAME, "tapo", TREE_NAME, 0, stats_packet, stats_init,
-                               stats_cleanup);
+    /* Each branch's nodes by count, largest first, whatever the user's
+     * default (tshark, and the dialog from Wireshark 4.6 on; the 4.0 and
+     * 4.4 dialogs sort by the Topic column until a header is clicked).
+     * Top-level branches keep the order stats_init creates them in (the
+     * paper's tables first) in tshark. */
+    stats_tree_register_plugin(TAPO_TAP_NAME, "tapo", TREE_NAME,
+                               ST_FLG_SORT_DESC | (ST_SORT_COL_COUNT << ST_FLG_SRTCOL_SHIFT), stats_packet,
+                               stats_init, stats_cleanup);
 }

@@ -10,6 +10,10 @@
  */
 #include "capture.h"
 
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
 #include <wireshark.h>
 #include <ws_version.h>
 #include <wiretap/wtap.h>
@@ -46,6 +50,12 @@ void tapo_capture_init(void)
 
 tapo_capture *tapo_capture_open(const char *path, GError **error)
 {
+    /* Wiretap takes an empty file for an empty capture: it is no capture. */
+    GStatBuf st;
+    if (g_stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: the file is empty: it holds no capture", path);
+        return NULL;
+    }
     tapo_pcap_file pcap;
     if (tapo_pcap_file_open(&pcap, path)) {
         tapo_capture *c = g_new0(tapo_capture, 1);

@@ -75,6 +75,7 @@ struct tapo_connection {
     uint32_t vantage_note_frame;      /* its first stall seen away from the analysed sender; 0 none */
     double last_clock_s;              /* the run's clock at its latest segment, seconds */
     double queued_clock_s;            /* the run's clock when it was last queued, seconds */
+    uint32_t rows_written;            /* its stalls already written out while it runs (streaming), count */
     GList link;                       /* in the table's open, over or dropped queue */
     uint8_t queue;                    /* which (connection_table.c) */
 };

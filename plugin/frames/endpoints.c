@@ -74,10 +74,23 @@ void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO
     *port = which == 0 ? e->sport : e->dport;
 }
 
-char *tapo_endpoint_text(const tapo_endpoints *e, int which)
+static void endpoint_name(const tapo_endpoints *e, int which, char out[TAPO_ENDPOINT_NAME_MAX])
 {
     char address[TAPO_ADDRESS_TEXT_MAX];
     uint16_t port;
     tapo_endpoint_address(e, which, address, &port);
-    return e->family == 6 ? g_strdup_printf("[%s]:%u", address, port) : g_strdup_printf("%s:%u", address, port);
+    g_snprintf(out, TAPO_ENDPOINT_NAME_MAX, e->family == 6 ? "[%s]:%u" : "%s:%u", address, port);
+}
+
+char *tapo_endpoint_text(const tapo_endpoints *e, int which)
+{
+    char name[TAPO_ENDPOINT_NAME_MAX];
+    endpoint_name(e, which, name);
+    return g_strdup(name);
+}
+
+void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out)
+{
+    endpoint_name(e, 0, out->name[0]);
+    endpoint_name(e, 1, out->name[1]);
 }

@@ -11,6 +11,7 @@
 #include <glib.h>
 
 #include "decode.h"
+#include "roles.h"
 
 #define TAPO_ADDRESS_TEXT_MAX 46      /* bytes: INET6_ADDRSTRLEN */
 
@@ -29,5 +30,8 @@ void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO
 
 /* The same as "address:port" ("[address]:port" for IPv6), allocated. */
 char *tapo_endpoint_text(const tapo_endpoints *e, int which);
+
+/* Both, as the analysis names them (roles.h). */
+void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out);
 
 #endif /* TAPO_ENDPOINTS_H */

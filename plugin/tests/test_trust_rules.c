@@ -10,7 +10,7 @@
 
 #include "audit.h"
 #include "packet_builder.h"
-#include "port_rules.h"
+#include "roles.h"
 #include "ts_clock.h"
 
 #define MSS TB_MSS

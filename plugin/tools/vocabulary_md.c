@@ -14,14 +14,15 @@
 
 static GString *cause_table(void)
 {
-    GString *md = g_string_new("| rule | cause | category | timeout retransmission | expert severity | expert summary | hint |\n"
-                               "|---|---|---|---|---|---|---|\n");
+    GString *md = g_string_new("| rule | cause | category | timeout retransmission | expert severity | expert summary "
+                               "| advice (`tapo.stall.hint`) | mitigation in the literature |\n"
+                               "|---|---|---|---|---|---|---|---|\n");
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
         const tapo_cause_info *info = tapo_cause_get(c);
-        g_string_append_printf(md, "| %s | `%s` | %s | %s | %s | %s | %s |\n", info->rule, info->name,
+        g_string_append_printf(md, "| %s | `%s` | %s | %s | %s | %s | %s | %s |\n", info->rule, info->name,
                                tapo_category_name(info->category), info->retransmission ? "yes" : "no",
                                info->severity == TAPO_SEVERITY_WARN ? "warning" : "note",
-                               info->summary, info->hint);
+                               info->summary, info->advice, info->mitigation);
     }
     return md;
 }

@@ -25,6 +25,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,9 +74,42 @@ def start_capture(ns, pcap, snaplen):
     return dump
 
 
-def run_live(sc, out_dir, vantages=False):
+class Monitor:
+    """A live analyser running beside the capture in the sender's namespace
+    (tests/test_live.py): every line it prints, with the wall time it came
+    at; SIGINT when the run is over."""
+
+    def __init__(self, ns, argv):
+        self.proc = subprocess.Popen(netlab.ns_exec(ns, argv), stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1, start_new_session=True)
+        self.lines = []
+        self.thread = threading.Thread(target=self._pump, daemon=True)
+        self.thread.start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.append((time.monotonic(), line.rstrip("\n")))
+
+    def finish(self, t0):
+        # The whole process group: a pipeline (tcpdump | tshark) stops as one.
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            _, err = self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        self.thread.join(timeout=5)
+        return {"returncode": self.proc.returncode, "stderr": err,
+                "lines": [[round(t - t0, 6), line] for t, line in self.lines]}
+
+
+def run_live(sc, out_dir, vantages=False, monitors=None):
     """Runs one scenario on the emulated path; returns (pcaps, sidecar) where
-    pcaps maps each vantage captured to its file."""
+    pcaps maps each vantage captured to its file.  monitors: name -> argv of
+    live analysers to run in the sender's namespace ("{iface}" and "{port}"
+    in them name the sender's TUN device and the server's port); what they
+    printed, and when, goes into sidecar["monitors"], with the time the
+    client was done (sidecar["client_done_s"]), seconds from their start."""
     net = netlab.Netlab(sc.variant, sc.server_sysctls, sc.client_sysctls, sc.initcwnd, sc.ipv6,
                         sc.rto_min_ms, sc.sender)
     sender_ns, receiver_ns = ((netlab.SERVER_NS, netlab.CLIENT_NS) if sc.sender == "server"
@@ -89,6 +123,14 @@ def run_live(sc, out_dir, vantages=False):
         if vantages:
             dumps.append(start_capture(receiver_ns, tmp_pcaps["receiver"], sc.snaplen))
         procs.extend(dumps)
+        t0 = time.monotonic()
+        live = {}
+        for name, argv in (monitors or {}).items():
+            argv = [a.replace("{iface}", "tun0").replace("{port}", str(netlab.SERVER_PORT)) for a in argv]
+            live[name] = Monitor(sender_ns, argv)
+            procs.append(live[name].proc)
+        if live:
+            time.sleep(1.0)   # the analysers are listening before the first packet
         endpoints = os.path.join(HERE, "endpoints.py")
         server = subprocess.Popen(netlab.ns_exec(netlab.SERVER_NS, [
             sys.executable, endpoints, "server", net.server_address(), str(netlab.SERVER_PORT)]),
@@ -109,6 +151,7 @@ def run_live(sc, out_dir, vantages=False):
             return done_at[0] is not None and time.monotonic() - done_at[0] > sc.settle_s
 
         link.run(stop)
+        monitored = {name: m.finish(t0) for name, m in live.items()}
         report = json.loads(client.stdout.read() or "{}")
         counters = net.kernel_counters(sender_ns)
         for dump in dumps:
@@ -133,6 +176,9 @@ def run_live(sc, out_dir, vantages=False):
             "relay_write_errors": dict(link.write_errors),
             "kernel_counters": {k: counters.get(k, 0) for k in COUNTERS},
         }
+        if live:
+            sidecar["monitors"] = monitored
+            sidecar["client_done_s"] = round(done_at[0] - t0, 6)
         pcaps = {}
         for v, path in tmp_pcaps.items():
             pcaps[v] = os.path.join(out_dir, os.path.basename(path))

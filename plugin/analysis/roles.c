@@ -1,8 +1,8 @@
-/* port_rules.c: see port_rules.h.
+/* roles.c: see roles.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "port_rules.h"
+#include "roles.h"
 
 #include <stdbool.h>
 
@@ -19,4 +19,19 @@ int tapo_server_by_ports(uint16_t port0, uint16_t port1)
     if (side >= 0)
         return side;
     return lower_side_if(port0 < TAPO_EPHEMERAL_PORT_MIN, port1 < TAPO_EPHEMERAL_PORT_MIN);
+}
+
+int tapo_conv_client(const tapo_conv_summary *sum, tapo_basis *basis)
+{
+    if (sum->initiator.known) {
+        *basis = TAPO_BASIS_HANDSHAKE;
+        return sum->initiator.e;
+    }
+    int server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+    if (server >= 0) {
+        *basis = TAPO_BASIS_PORTS;
+        return 1 - server;
+    }
+    *basis = TAPO_BASIS_DEFAULT;
+    return 0;
 }
