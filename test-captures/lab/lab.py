@@ -82,24 +82,28 @@ class Monitor:
     def __init__(self, ns, argv):
         self.proc = subprocess.Popen(netlab.ns_exec(ns, argv), stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, bufsize=1, start_new_session=True)
-        self.lines = []
-        self.thread = threading.Thread(target=self._pump, daemon=True)
-        self.thread.start()
+        self.lines, self.errors = [], []
+        self.threads = [threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines), daemon=True),
+                        threading.Thread(target=self._pump, args=(self.proc.stderr, self.errors), daemon=True)]
+        for t in self.threads:
+            t.start()
 
-    def _pump(self):
-        for line in self.proc.stdout:
-            self.lines.append((time.monotonic(), line.rstrip("\n")))
+    @staticmethod
+    def _pump(stream, into):
+        for line in stream:
+            into.append((time.monotonic(), line.rstrip("\n")))
 
     def finish(self, t0):
         # The whole process group: a pipeline (tcpdump | tshark) stops as one.
         os.killpg(self.proc.pid, signal.SIGINT)
         try:
-            _, err = self.proc.communicate(timeout=20)
+            self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            _, err = self.proc.communicate()
-        self.thread.join(timeout=5)
-        return {"returncode": self.proc.returncode, "stderr": err,
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        for t in self.threads:
+            t.join(timeout=10)
+        return {"returncode": self.proc.returncode, "stderr": "\n".join(l for _, l in self.errors),
                 "lines": [[round(t - t0, 6), line] for t, line in self.lines]}
 
 
