@@ -5,6 +5,8 @@
  *   tapo [OPTION...] CAPTURE...        stall rows, reports, partial results
  *   tapo -i IFACE [-f FILTER] ...      the same, live, rows streamed as stalls settle
  *   tapo merge [OPTION...] PARTIAL...  partial results merged into one report
+ *   tapo --html R.html CAPTURE...      the incident report as one HTML page
+ *   tapo --html R.html --compare BEFORE... -- AFTER...   two capture sets side by side
  *
  * Every output is checked to its close: an error (a full disk, a closed
  * pipe) is reported with the file's name and the exit status is 1.
@@ -21,6 +23,7 @@
 #include <glib.h>
 
 #include "capture.h"
+#include "html_points.h"
 #include "report.h"
 #include "rows.h"
 #include "run.h"
@@ -44,8 +47,13 @@ typedef struct options {
     char *format;
     char *stalls_path;
     char *flows_path;
+    char *episodes_path;
     char *report;
     char *partial_path;
+    char *html_path;
+    char *chart_js;
+    gboolean compare;
+    char **after;                     /* --compare: the files after "--" */
     char **prefs;
     double grace_s;
     double idle_s;
@@ -61,8 +69,12 @@ static void options_free(options *opt)
     g_free(opt->format);
     g_free(opt->stalls_path);
     g_free(opt->flows_path);
+    g_free(opt->episodes_path);
     g_free(opt->report);
     g_free(opt->partial_path);
+    g_free(opt->html_path);
+    g_free(opt->chart_js);
+    g_strfreev(opt->after);
     g_strfreev(opt->prefs);
     g_strfreev(opt->files);
 }
@@ -103,6 +115,8 @@ static bool apply_pref(tapo_config *cfg, const char *pref, GError **error)
         cfg->rto_initial_s = number / 1000.0;
     else if (strcmp(name, "min_stall_ms") == 0 && numeric)
         cfg->min_stall_s = number / 1000.0;
+    else if (strcmp(name, "episode_connections") == 0 && numeric && number >= 2)
+        cfg->episode_min_connections = (uint32_t)number;
     else if (strcmp(name, "sender") == 0 && parse_enum(value, senders, 3, &choice))
         cfg->sender_mode = (tapo_sender_mode)choice;
     else if (strcmp(name, "vantage") == 0 && parse_enum(value, vantages, 4, &choice))
@@ -115,7 +129,8 @@ static bool apply_pref(tapo_config *cfg, const char *pref, GError **error)
 bad:
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "invalid preference \"%s\" (tapo.tau, small_window, rto_min_ms, rto_initial_ms, "
-                "min_stall_ms, sender auto|responder|initiator, vantage auto|sender|receiver|middle)", pref);
+                "min_stall_ms, episode_connections, sender auto|responder|initiator, "
+                "vantage auto|sender|receiver|middle)", pref);
     return false;
 }
 
@@ -149,26 +164,71 @@ static bool print_report(const tapo_report *r, const char *format, GError **erro
     return tapo_output_close(&out, error);
 }
 
-/* A partial result file: written whole beside its place, then renamed, so
- * that a failed write never leaves a file that looks complete. */
+/* An output file written whole beside its place, then renamed, so that a
+ * failed write never leaves a file that looks complete; a device or a
+ * pipe (which a rename would replace) or "-" is written through. */
+static bool write_whole(const char *path, const char *text, size_t len, GError **error)
+{
+    if (strcmp(path, "-") == 0 ||
+        (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))) {
+        tapo_output out;
+        if (!tapo_output_open(&out, path, error))
+            return false;
+        tapo_output_write(&out, text, len);
+        return tapo_output_close(&out, error);
+    }
+    return g_file_set_contents(path, text, (gssize)len, error);
+}
+
+/* A partial result file, for tapo merge. */
 static bool write_partial(const char *path, const tapo_report *r, GError **error)
 {
     char *json = tapo_report_to_json(r, false);
-    bool ok;
-    if (strcmp(path, "-") == 0 ||
-        (g_file_test(path, G_FILE_TEST_EXISTS) && !g_file_test(path, G_FILE_TEST_IS_REGULAR))) {
-        /* A device or a pipe cannot be replaced by a rename: written through. */
-        tapo_output out;
-        ok = tapo_output_open(&out, path, error);
-        if (ok) {
-            tapo_output_puts(&out, json);
-            ok = tapo_output_close(&out, error);
-        }
-    } else {
-        ok = g_file_set_contents(path, json, -1, error);
-    }
+    bool ok = write_whole(path, json, strlen(json), error);
     g_free(json);
     return ok;
+}
+
+/* The HTML report of set (and of after beside it). */
+static bool write_html(const options *opt, const tapo_html_set *set, const tapo_html_set *after, const char *prefs,
+                       GError **error)
+{
+    GString *page = tapo_html_page(opt->chart_js, set, after, prefs, error);
+    if (!page)
+        return false;
+    bool ok = write_whole(opt->html_path, page->str, page->len, error);
+    g_string_free(page, TRUE);
+    return ok;
+}
+
+/* The preferences given, as the report names them. */
+static char *prefs_text(const options *opt)
+{
+    if (!opt->prefs || !opt->prefs[0])
+        return g_strdup("the defaults");
+    return g_strjoinv(" ", opt->prefs);
+}
+
+/* One capture set of the HTML report: its worst connections' packets read
+ * again, unless its input could be read only once. */
+static void html_set(tapo_html_set *set, const char *title, char **files, const tapo_report *report,
+                     const tapo_html_stalls *stalls, const options *opt, bool rereadable)
+{
+    *set = (tapo_html_set){ title, files, report, stalls, opt->continuous || opt->merge_by_time, NULL };
+    if (!rereadable)
+        return;
+    GError *error = NULL;
+    set->worst_points = tapo_html_points_read(report, stalls, &error);
+    if (error) {
+        fprintf(stderr, "tapo: the HTML report's graphs: %s\n", error->message);
+        g_error_free(error);
+    }
+}
+
+static void html_set_free(tapo_html_set *set)
+{
+    if (set->worst_points)
+        g_ptr_array_unref(set->worst_points);
 }
 
 static void stop(int signal_number)
@@ -212,37 +272,106 @@ static char **inputs(options *opt)
     return (char **)g_ptr_array_free(all, FALSE);
 }
 
+/* What every run shares: inputs, preferences, format, workers. */
+static bool run_options(const options *opt, char **files, tapo_run_options *o, GError **error)
+{
+    *o = (tapo_run_options){ .files = files, .interface = opt->interface, .capture_filter = opt->capture_filter,
+                             .jobs = opt->jobs, .merge_by_time = opt->merge_by_time,
+                             .continuous = opt->continuous, .grace_s = opt->grace_s, .idle_s = opt->idle_s,
+                             .settle_s = opt->settle_s, .interval_s = opt->interface ? opt->interval_s : 0.0 };
+    o->stream = opt->interface != NULL;
+    for (char **p = files; p && *p; p++)
+        o->stream = o->stream || tapo_input_streams(*p);
+    tapo_config_init_defaults(&o->cfg);
+    for (char **p = opt->prefs; p && *p; p++)
+        if (!apply_pref(&o->cfg, *p, error))
+            return false;
+    if (!opt->format || strcmp(opt->format, "csv") == 0)
+        o->format = TAPO_ROWS_CSV;
+    else if (strcmp(opt->format, "jsonl") == 0)
+        o->format = TAPO_ROWS_JSONL;
+    else {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format is csv or jsonl");
+        return false;
+    }
+    if (o->jobs <= 0)
+        o->jobs = (int)g_get_num_processors();
+    o->progress = !opt->quiet && !o->interface && isatty(STDERR_FILENO);
+    return true;
+}
+
+/* --compare: both capture sets analysed alike, one HTML report. */
+static int run_compare(options *opt)
+{
+    GError *error = NULL;
+    char **sets[2] = { inputs(opt), g_strdupv(opt->after) };
+    static const char *const titles[2] = { "before", "after" };
+    tapo_report reports[2];
+    tapo_html_stalls stalls[2];
+    tapo_html_set html[2];
+    int status = 0;
+    tapo_capture_init();
+    handle_signals();
+    for (int k = 0; k < 2; k++) {
+        tapo_report_init(&reports[k]);
+        tapo_html_stalls_init(&stalls[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        tapo_run_options o;
+        if (!run_options(opt, sets[k], &o, &error)) {
+            status = fail(error);
+            break;
+        }
+        /* A missing file is reported by the run, as any unreadable capture. */
+        bool pipe = false;
+        for (char **p = sets[k]; *p; p++)
+            pipe = pipe || strcmp(*p, "-") == 0 ||
+                   (g_file_test(*p, G_FILE_TEST_EXISTS) && !g_file_test(*p, G_FILE_TEST_IS_REGULAR));
+        if (pipe) {
+            status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                      "--compare reads capture files, not pipes"));
+            break;
+        }
+        o.stream = false;
+        o.html = &stalls[k];
+        if (!tapo_run(&o, &reports[k]))
+            status = EXIT_INPUT_PROBLEM;
+        if (reports[k].files == 0) {
+            fprintf(stderr, "tapo: no %s capture could be read\n", titles[k]);
+            status = EXIT_INPUT_PROBLEM;
+        }
+    }
+    if (status == 0 || status == EXIT_INPUT_PROBLEM) {
+        char *prefs = prefs_text(opt);
+        for (int k = 0; k < 2; k++)
+            html_set(&html[k], titles[k], sets[k], &reports[k], &stalls[k], opt, true);
+        if (!write_html(opt, &html[0], &html[1], prefs, &error))
+            status = fail(error);
+        for (int k = 0; k < 2; k++)
+            html_set_free(&html[k]);
+        g_free(prefs);
+    }
+    for (int k = 0; k < 2; k++) {
+        tapo_report_free(&reports[k]);
+        tapo_html_stalls_free(&stalls[k]);
+        g_strfreev(sets[k]);
+    }
+    return status;
+}
+
 static int run_analysis(options *opt)
 {
     GError *error = NULL;
     char **files = inputs(opt);
-    tapo_run_options o = { .files = files, .interface = opt->interface, .capture_filter = opt->capture_filter,
-                           .jobs = opt->jobs, .merge_by_time = opt->merge_by_time,
-                           .continuous = opt->continuous, .grace_s = opt->grace_s, .idle_s = opt->idle_s,
-                           .settle_s = opt->settle_s, .interval_s = opt->interface ? opt->interval_s : 0.0 };
-    o.stream = opt->interface != NULL;
-    for (char **p = files; *p; p++)
-        o.stream = o.stream || tapo_input_streams(*p);
-    tapo_config_init_defaults(&o.cfg);
+    tapo_run_options o;
     int status = 0;
-    for (char **p = opt->prefs; p && *p; p++)
-        if (!apply_pref(&o.cfg, *p, &error)) {
-            g_strfreev(files);
-            return fail(error);
-        }
-    if (!opt->format || strcmp(opt->format, "csv") == 0)
-        o.format = TAPO_ROWS_CSV;
-    else if (strcmp(opt->format, "jsonl") == 0)
-        o.format = TAPO_ROWS_JSONL;
-    else {
+    if (!run_options(opt, files, &o, &error)) {
         g_strfreev(files);
-        return fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format is csv or jsonl"));
+        return fail(error);
     }
-    if (o.jobs <= 0)
-        o.jobs = (int)g_get_num_processors();
-    /* Stall rows go to stdout unless a report or partial result takes it. */
-    bool rows_to_stdout = !opt->stalls_path && !opt->report && !opt->partial_path;
-    tapo_output stalls = { 0 }, flows = { 0 };
+    /* Stall rows go to stdout unless a report, partial result or page takes it. */
+    bool rows_to_stdout = !opt->stalls_path && !opt->report && !opt->partial_path && !opt->html_path;
+    tapo_output stalls = { 0 }, flows = { 0 }, episodes = { 0 };
     if (opt->stalls_path || rows_to_stdout) {
         if (!tapo_output_open(&stalls, rows_to_stdout ? "-" : opt->stalls_path, &error)) {
             g_strfreev(files);
@@ -258,7 +387,15 @@ static int run_analysis(options *opt)
         }
         o.flows = &flows;
     }
-    o.progress = !opt->quiet && !o.interface && isatty(STDERR_FILENO);
+    if (opt->episodes_path) {
+        if (!tapo_output_open(&episodes, opt->episodes_path, &error)) {
+            tapo_output_close(&stalls, NULL);
+            tapo_output_close(&flows, NULL);
+            g_strfreev(files);
+            return fail(error);
+        }
+        o.episodes = &episodes;
+    }
     GString *head = g_string_new("");
     if (o.stalls) {
         tapo_rows_stall_header(head, o.format);
@@ -269,11 +406,21 @@ static int run_analysis(options *opt)
         tapo_rows_flow_header(head, o.format);
         tapo_output_puts(o.flows, head->str);
     }
+    if (o.episodes) {
+        g_string_truncate(head, 0);
+        tapo_rows_episode_header(head, o.format);
+        tapo_output_puts(o.episodes, head->str);
+    }
     g_string_free(head, TRUE);
     tapo_capture_init();
     handle_signals();
     tapo_report report;
     tapo_report_init(&report);
+    tapo_html_stalls html_stalls = { 0 };
+    if (opt->html_path) {
+        tapo_html_stalls_init(&html_stalls);
+        o.html = &html_stalls;
+    }
     bool complete = tapo_run(&o, &report);
     if (!complete)
         status = EXIT_INPUT_PROBLEM;
@@ -285,10 +432,22 @@ static int run_analysis(options *opt)
         status = fail(error);
     if (!tapo_output_close(&flows, &error))
         status = fail(error);
+    if (!tapo_output_close(&episodes, &error))
+        status = fail(error);
     if (opt->partial_path && !write_partial(opt->partial_path, &report, &error))
         status = fail(error);
     if (!print_report(&report, opt->report, &error))
         status = fail(error);
+    if (opt->html_path) {
+        tapo_html_set set;
+        char *prefs = prefs_text(opt);
+        html_set(&set, NULL, files, &report, &html_stalls, opt, !o.stream);
+        if (!write_html(opt, &set, NULL, prefs, &error))
+            status = fail(error);
+        html_set_free(&set);
+        g_free(prefs);
+        tapo_html_stalls_free(&html_stalls);
+    }
     tapo_report_free(&report);
     g_strfreev(files);
     return status;
@@ -352,12 +511,25 @@ int main(int argc, char **argv)
           "One row per stall, with the plugin's field names (default: stdout, unless --report or --partial)",
           "FILE" },
         { "flows", 0, 0, G_OPTION_ARG_FILENAME, &opt.flows_path, "One row per connection", "FILE" },
+        { "episodes", 0, 0, G_OPTION_ARG_FILENAME, &opt.episodes_path,
+          "One row per episode (stalls of several connections at once: one incident), with its stalls",
+          "FILE" },
         { "report", 0, 0, G_OPTION_ARG_STRING, &opt.report,
           "Print the breakdown (paper Tables 3, 5, 6, 7) and the flow report: text or json", "FORMAT" },
+        { "html", 0, 0, G_OPTION_ARG_FILENAME, &opt.html_path,
+          "Write the incident report as one HTML page that opens offline: charts by cause, phase and "
+          "confidence, a timeline, the worst connections' time-sequence graphs, episodes, what-if savings",
+          "FILE" },
+        { "compare", 0, 0, G_OPTION_ARG_NONE, &opt.compare,
+          "With --html: the captures before \"--\" and those after it side by side (before and after a "
+          "change)", NULL },
+        { "chart-js", 0, 0, G_OPTION_ARG_FILENAME, &opt.chart_js,
+          "With --html: the Chart.js 3 file to inline (default: the copy built into tapo)", "FILE" },
         { "partial", 'p', 0, G_OPTION_ARG_FILENAME, &opt.partial_path,
           "Write partial results to merge later with tapo merge", "FILE" },
         { "pref", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &opt.prefs,
-          "A preference, as in the plugin: tapo.tau:3, tapo.min_stall_ms:0, tapo.sender:initiator, ...",
+          "A preference, as in the plugin: tapo.tau:3, tapo.min_stall_ms:0, tapo.episode_connections:3, "
+          "tapo.sender:initiator, ...",
           "tapo.NAME:VALUE" },
         { "grace", 0, 0, G_OPTION_ARG_DOUBLE, &opt.grace_s,
           "Seconds after a connection is over before it is written out (default 240)", "S" },
@@ -372,7 +544,7 @@ int main(int argc, char **argv)
     GOptionContext *context = g_option_context_new(merge ? "- merge partial results" : "- why TCP connections stalled");
     g_option_context_add_main_entries(context, entries, NULL);
     g_option_context_set_description(context,
-        "Stall rows go to stdout as CSV unless --stalls, --report or --partial say otherwise.\n"
+        "Stall rows go to stdout as CSV unless --stalls, --report, --partial or --html say otherwise.\n"
         "Exit status: 0; 1 on a usage error or when an output could not be written; 2 when an input\n"
         "could not be read to its end.  See man tapo.\n"
         "Examples:\n"
@@ -381,12 +553,28 @@ int main(int argc, char **argv)
         "  tcpdump -i eth0 -w - | tapo -\n"
         "  tapo -F jsonl -j 8 --flows flows.jsonl --stalls stalls.jsonl day/*.pcap.gz\n"
         "  tapo --report text capture.pcapng\n"
+        "  tapo --html report.html capture.pcapng\n"
+        "  tapo --html change.html --compare before.pcap -- after.pcap\n"
         "  tapo --partial part1.json a.pcap; tapo --partial part2.json b.pcap; tapo merge part*.json\n");
     GError *error = NULL;
     if (merge) {
         argv[1] = argv[0];
         argc--;
         argv++;
+    }
+    /* --compare BEFORE... -- AFTER...: the files after "--" are the second set. */
+    for (int i = 1; !merge && i < argc; i++) {
+        if (strcmp(argv[i], "--compare") != 0)
+            continue;
+        for (int k = i + 1; k < argc; k++)
+            if (strcmp(argv[k], "--") == 0) {
+                opt.after = g_new0(char *, argc - k);
+                for (int a = k + 1; a < argc; a++)
+                    opt.after[a - k - 1] = g_strdup(argv[a]);
+                argc = k;
+                break;
+            }
+        break;
     }
     int status;
     if (!g_option_context_parse(context, &argc, &argv, &error)) {
@@ -395,6 +583,16 @@ int main(int argc, char **argv)
         printf("tapo %s (TAPO for Wireshark; the analysis of its plugin, built against Wireshark %s)\n",
                TAPO_VERSION, TAPO_WIRESHARK_VERSION);
         status = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    } else if (!merge && opt.compare && (!opt.html_path || !opt.after || !opt.after[0] || opt.interface ||
+                                         (!opt.read_file && (!opt.files || !opt.files[0])))) {
+        status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                  "--compare needs --html FILE and captures on both sides of \"--\": "
+                                  "tapo --html R.html --compare BEFORE... -- AFTER..."));
+    } else if (!merge && opt.compare && (opt.stalls_path || opt.flows_path || opt.episodes_path ||
+                                         opt.partial_path || opt.report)) {
+        status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                  "--compare writes the HTML report alone: run each set on its own for "
+                                  "rows, reports or partial results"));
     } else if (!merge && opt.interface && ((opt.files && opt.files[0]) || opt.read_file)) {
         status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                                   "-i reads an interface: name no capture file with it"));
@@ -409,7 +607,7 @@ int main(int argc, char **argv)
         g_free(help);
         status = 1;
     } else {
-        status = merge ? run_merge(&opt) : run_analysis(&opt);
+        status = merge ? run_merge(&opt) : opt.compare ? run_compare(&opt) : run_analysis(&opt);
     }
     g_option_context_free(context);
     options_free(&opt);

@@ -126,6 +126,14 @@ void tapo_report_init(tapo_report *r)
     tapo_sketch_init(&r->durations);
     tapo_sketch_init(&r->flow_ratios);
     r->worst = g_ptr_array_new_with_free_func((GDestroyNotify)tapo_flow_row_free);
+    r->episodes = g_array_new(FALSE, FALSE, sizeof(tapo_report_episode));
+}
+
+void tapo_report_add_episode(tapo_report *r, const tapo_episode *e, const char *file)
+{
+    tapo_report_episode re = { *e, g_strdup(file) };
+    re.e.id = r->episodes->len + 1;
+    g_array_append_val(r->episodes, re);
 }
 
 void tapo_report_free(tapo_report *r)
@@ -134,6 +142,10 @@ void tapo_report_free(tapo_report *r)
     tapo_sketch_free(&r->durations);
     tapo_sketch_free(&r->flow_ratios);
     g_ptr_array_free(r->worst, TRUE);
+    for (guint i = 0; r->episodes && i < r->episodes->len; i++)
+        g_free(g_array_index(r->episodes, tapo_report_episode, i).file);
+    if (r->episodes)
+        g_array_free(r->episodes, TRUE);
     memset(r, 0, sizeof *r);
 }
 
@@ -181,6 +193,10 @@ void tapo_report_merge(tapo_report *into, const tapo_report *from)
     tapo_sketch_merge(&into->flow_ratios, &from->flow_ratios);
     for (guint i = 0; i < from->worst->len; i++)
         keep_worst(into, flow_copy(from->worst->pdata[i]));
+    for (guint i = 0; i < from->episodes->len; i++) {
+        const tapo_report_episode *re = &g_array_index(from->episodes, tapo_report_episode, i);
+        tapo_report_add_episode(into, &re->e, re->file);
+    }
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -246,7 +262,7 @@ static char *cause_key(tapo_cause c)
     return g_strdup_printf("%s %s", info->rule, info->name);
 }
 
-static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
+void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
 {
     json_builder_begin_object(b);
     add_string(b, "file", f->file);
@@ -269,6 +285,7 @@ static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
     add_int(b, "low_confidence_stalls", f->low_confidence);
     add_int(b, "handshake_stalls", f->handshake_stalls);
     add_int(b, "teardown_stalls", f->teardown_stalls);
+    add_double(b, "whatif_saving_s", f->saving_s);
     json_builder_set_member_name(b, "stalled_time_by_cause_s");
     json_builder_begin_object(b);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
@@ -280,6 +297,47 @@ static void flow_to_json(JsonBuilder *b, const tapo_flow_row *f)
     }
     json_builder_end_object(b);
     json_builder_end_object(b);
+}
+
+static void episode_to_json(JsonBuilder *b, const tapo_report_episode *re)
+{
+    const tapo_episode *e = &re->e;
+    json_builder_begin_object(b);
+    add_int(b, "episode", e->id);
+    add_string(b, "file", re->file);
+    add_string(b, "scope", e->scope_text);
+    add_string(b, "scope_kind", tapo_episode_scope_name(e->scope));
+    add_int(b, "connections", e->connections);
+    add_int(b, "stalls", e->stalls);
+    add_double(b, "start_s", e->start_s);
+    add_double(b, "duration_s", e->end_s - e->start_s);
+    char *cause = cause_key(e->cause);
+    add_string(b, "cause", cause);
+    g_free(cause);
+    json_builder_end_object(b);
+}
+
+static void episode_from_json(tapo_report *r, JsonObject *o)
+{
+    tapo_episode e = { 0 };
+    const char *scope = json_object_get_string_member_with_default(o, "scope", "capture");
+    const char *kind = json_object_get_string_member_with_default(o, "scope_kind", "capture");
+    g_strlcpy(e.scope_text, scope, sizeof e.scope_text);
+    for (int k = 0; k < TAPO_SCOPE_COUNT; k++)
+        if (strcmp(kind, tapo_episode_scope_name((tapo_episode_scope)k)) == 0)
+            e.scope = (tapo_episode_scope)k;
+    e.connections = (uint32_t)json_object_get_int_member_with_default(o, "connections", 0);
+    e.stalls = (uint32_t)json_object_get_int_member_with_default(o, "stalls", 0);
+    e.start_s = json_object_get_double_member_with_default(o, "start_s", 0.0);
+    e.end_s = e.start_s + json_object_get_double_member_with_default(o, "duration_s", 0.0);
+    const char *cause = json_object_get_string_member_with_default(o, "cause", "");
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        char *key = cause_key((tapo_cause)c);
+        if (strcmp(key, cause) == 0)
+            e.cause = (tapo_cause)c;
+        g_free(key);
+    }
+    tapo_report_add_episode(r, &e, json_object_get_string_member_with_default(o, "file", ""));
 }
 
 char *tapo_report_to_json(const tapo_report *r, bool pretty)
@@ -316,7 +374,12 @@ char *tapo_report_to_json(const tapo_report *r, bool pretty)
     json_builder_set_member_name(b, "worst_flows");
     json_builder_begin_array(b);
     for (guint i = 0; i < r->worst->len; i++)
-        flow_to_json(b, r->worst->pdata[i]);
+        tapo_flow_row_to_json(b, r->worst->pdata[i]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "episodes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->episodes->len; i++)
+        episode_to_json(b, &g_array_index(r->episodes, tapo_report_episode, i));
     json_builder_end_array(b);
     json_builder_end_object(b);
     JsonGenerator *gen = json_generator_new();
@@ -362,6 +425,7 @@ static tapo_flow_row *flow_from_json(JsonObject *o)
     f->advice = g_strdup(json_object_get_string_member_with_default(o, "advice", ""));
     f->handshake_stalls = (uint32_t)json_object_get_int_member_with_default(o, "handshake_stalls", 0);
     f->teardown_stalls = (uint32_t)json_object_get_int_member_with_default(o, "teardown_stalls", 0);
+    f->saving_s = json_object_get_double_member_with_default(o, "whatif_saving_s", 0.0);
     const char *vantage = json_object_get_string_member(o, "vantage");
     for (int v = 0; vantage && v < TAPO_VANTAGE_COUNT; v++)
         if (strcmp(vantage, tapo_vantage_name(v)) == 0)
@@ -414,6 +478,12 @@ bool tapo_report_from_json(tapo_report *r, const char *json, GError **error)
             if (f)
                 keep_worst(r, flow_from_json(f));
         }
+        JsonArray *eps = json_object_has_member(o, "episodes") ? json_object_get_array_member(o, "episodes") : NULL;
+        for (guint i = 0; ok && eps && i < json_array_get_length(eps); i++) {
+            JsonObject *e = json_array_get_object_element(eps, i);
+            if (e)
+                episode_from_json(r, e);
+        }
     }
     if (!ok && error && !*error)
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a TAPO partial result");
@@ -438,6 +508,46 @@ static void print_node(FILE *out, const tapo_report_node *n, int64_t parent_tota
     g_ptr_array_free(sorted, TRUE);
 }
 
+static const tapo_report_node *find_child(const tapo_report_node *n, const char *name)
+{
+    for (guint i = 0; n && i < n->children->len; i++) {
+        const tapo_report_node *c = n->children->pdata[i];
+        if (strcmp(c->name, name) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* "tail loss probe would have cut the stalled time by 0.018 s (0.1 %)". */
+static void print_savings(const tapo_report *r, FILE *out)
+{
+    const tapo_report_node *savings = find_child(r->tree, TAPO_NODE_SAVINGS);
+    const tapo_report_node *time = find_child(r->tree, TAPO_NODE_TIME);
+    if (!savings || !time || time->total <= 0)
+        return;
+    fprintf(out, "\nWhat-if savings (docs/causes.md, \"What-if savings\"):");
+    for (guint i = 0; i < savings->children->len; i++) {
+        const tapo_report_node *m = savings->children->pdata[i];
+        fprintf(out, "%s %s would have cut the stalled time by %.3f s (%.1f %%)", i ? ";" : "", m->name,
+                m->total / 1000.0, 100.0 * (double)m->total / (double)time->total);
+    }
+}
+
+#define EPISODES_LISTED 10
+
+static void print_episodes(const tapo_report *r, FILE *out)
+{
+    fprintf(out, "\nEpisodes (stalls of several connections at once): %u", r->episodes->len);
+    for (guint i = 0; i < r->episodes->len && i < EPISODES_LISTED; i++) {
+        const tapo_report_episode *re = &g_array_index(r->episodes, tapo_report_episode, i);
+        fprintf(out, "\n  #%u %s at %.6f, %.3f s: %u connections, %u stalls, %s; mostly %s", re->e.id, re->file,
+                re->e.start_s, re->e.end_s - re->e.start_s, re->e.connections, re->e.stalls, re->e.scope_text,
+                tapo_cause_get(re->e.cause)->name);
+    }
+    if (r->episodes->len > EPISODES_LISTED)
+        fprintf(out, "\n  (%u more: --report json or --episodes lists them all)", r->episodes->len - EPISODES_LISTED);
+}
+
 void tapo_report_print_text(const tapo_report *r, FILE *out)
 {
     fprintf(out, "TAPO batch report: %" G_GUINT64_FORMAT " captures, %" G_GUINT64_FORMAT " packets (%"
@@ -458,6 +568,8 @@ void tapo_report_print_text(const tapo_report *r, FILE *out)
     for (unsigned i = 0; i < G_N_ELEMENTS(figure3_quantiles); i++)
         fprintf(out, "%s p%g %.2f", i ? "," : "", figure3_quantiles[i] * 100.0,
                 tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
+    print_savings(r, out);
+    print_episodes(r, out);
     fprintf(out, "\n\nMost stalled connections\n%-22s %-46s %8s %6s %5s %10s %6s  %-9s %-20s %s\n",
             "capture:frame", "client -> server", "dur(s)", "stalls", "low", "stalled(s)", "ratio", "vantage",
             "dominant cause", "advice");

@@ -17,8 +17,10 @@
 #include <stdio.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "breakdown.h"
+#include "episodes.h"
 #include "sketch.h"
 #include "vocabulary.h"
 
@@ -41,6 +43,7 @@ typedef struct tapo_flow_row {
     uint32_t low_confidence;          /* stalls whose verdict is of low confidence, count */
     uint32_t handshake_stalls;        /* stalls in its handshake, count */
     uint32_t teardown_stalls;         /* stalls in its teardown, count */
+    double saving_s;                  /* what the modelled mitigations would have saved (whatif.h), seconds */
     char *advice;                     /* the hint of the latest stall of the dominant cause; NULL without stalls */
 } tapo_flow_row;
 
@@ -48,6 +51,8 @@ double tapo_flow_ratio(const tapo_flow_row *f);
 /* The cause with the most stalled time; TAPO_CAUSE_COUNT without stalls. */
 tapo_cause tapo_flow_dominant(const tapo_flow_row *f);
 void tapo_flow_row_free(tapo_flow_row *f);
+/* The row as an object of the flow rows' JSON (and of the report's). */
+void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f);
 
 /* A node of the breakdown tree. */
 typedef struct tapo_report_node {
@@ -69,7 +74,17 @@ typedef struct tapo_report {
     tapo_sketch durations;            /* stall durations, seconds */
     tapo_sketch flow_ratios;          /* stall ratio of every flow, stalled or not */
     GPtrArray *worst;                 /* tapo_flow_row, most stalled time first, at most TAPO_REPORT_WORST_FLOWS */
+    GArray *episodes;                 /* tapo_report_episode, in order of start within each capture */
 } tapo_report;
+
+/* An episode (episodes.h) and the capture it happened in. */
+typedef struct tapo_report_episode {
+    tapo_episode e;
+    char *file;
+} tapo_report_episode;
+
+/* Adds an episode of capture file (its id is renumbered in the report). */
+void tapo_report_add_episode(tapo_report *r, const tapo_episode *e, const char *file);
 
 void tapo_report_init(tapo_report *r);
 void tapo_report_free(tapo_report *r);

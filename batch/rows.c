@@ -18,7 +18,7 @@ static const char *const flow_columns[] = {
     "file", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
     "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
     "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls", "handshake_stalls",
-    "teardown_stalls",
+    "teardown_stalls", "whatif_saving_s",
 };
 
 void tapo_rows_stall_header(GString *out, tapo_rows_format format)
@@ -91,6 +91,9 @@ static void put_value(GString *s, tapo_rows_format format, tapo_field_type type,
     case TAPO_FIELD_DOUBLE:
         g_string_append_printf(s, "%.15g", f->d);
         break;
+    case TAPO_FIELD_TIME:
+        g_string_append_printf(s, "%.6f", f->d);
+        break;
     case TAPO_FIELD_UINT:
     case TAPO_FIELD_FRAME:
     case TAPO_FIELD_PORT:
@@ -130,7 +133,7 @@ void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *
     put_text(s, format, place->sender);
     tapo_field_value fields[TAPO_F_COUNT];
     tapo_field_text text;
-    tapo_stall_fields(v, sum, cfg, place->names, fields, &text);
+    tapo_stall_fields(v, sum, cfg, place->names, place->episode, fields, &text);
     for (int f = 0; f < TAPO_F_COUNT; f++) {
         begin(s, format, tapo_field_defs[f].name, false);
         put_value(s, format, tapo_field_defs[f].type, &fields[f]);
@@ -178,5 +181,65 @@ void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
     g_string_append_printf(s, "%u", f->handshake_stalls);
     begin(s, format, flow_columns[17], false);
     g_string_append_printf(s, "%u", f->teardown_stalls);
+    begin(s, format, flow_columns[18], false);
+    g_string_append_printf(s, "%.6f", f->saving_s);
+    g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
+}
+
+static const char *const episode_columns[] = {
+    "file", "tapo.episode", "tapo.episode.scope", "tapo.episode.connections", "stalls", "tapo.episode.start",
+    "tapo.episode.duration", "tapo.episode.cause", "members",
+};
+
+void tapo_rows_episode_header(GString *out, tapo_rows_format format)
+{
+    if (format != TAPO_ROWS_CSV)
+        return;
+    for (unsigned i = 0; i < G_N_ELEMENTS(episode_columns); i++)
+        g_string_append_printf(out, "%s%s", i ? "," : "", episode_columns[i]);
+    g_string_append_c(out, '\n');
+}
+
+/* Members as "file:frame" separated by spaces (CSV), or objects (JSON). */
+static void put_members(GString *s, tapo_rows_format format, const tapo_row_member *m, guint n)
+{
+    if (format == TAPO_ROWS_JSONL) {
+        g_string_append_c(s, '[');
+        for (guint i = 0; i < n; i++) {
+            g_string_append_printf(s, "%s{\"file\":", i ? "," : "");
+            put_text(s, format, m[i].file);
+            g_string_append_printf(s, ",\"frame\":%u}", m[i].frame);
+        }
+        g_string_append_c(s, ']');
+        return;
+    }
+    GString *text = g_string_new("");
+    for (guint i = 0; i < n; i++)
+        g_string_append_printf(text, "%s%s:%u", i ? " " : "", m[i].file, m[i].frame);
+    put_text(s, format, text->str);
+    g_string_free(text, TRUE);
+}
+
+void tapo_rows_episode(GString *s, tapo_rows_format format, const tapo_episode *e, const char *file,
+                       const tapo_row_member *members, guint count)
+{
+    begin(s, format, episode_columns[0], true);
+    put_text(s, format, file);
+    begin(s, format, episode_columns[1], false);
+    g_string_append_printf(s, "%u", e->id);
+    begin(s, format, episode_columns[2], false);
+    put_text(s, format, e->scope_text);
+    begin(s, format, episode_columns[3], false);
+    g_string_append_printf(s, "%u", e->connections);
+    begin(s, format, episode_columns[4], false);
+    g_string_append_printf(s, "%u", e->stalls);
+    begin(s, format, episode_columns[5], false);
+    g_string_append_printf(s, "%.6f", e->start_s);
+    begin(s, format, episode_columns[6], false);
+    g_string_append_printf(s, "%.9f", e->end_s - e->start_s);
+    begin(s, format, episode_columns[7], false);
+    put_text(s, format, tapo_cause_get(e->cause)->name);
+    begin(s, format, episode_columns[8], false);
+    put_members(s, format, members, count);
     g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
 }

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "conversation.h"
+#include "episodes.h"
 #include "report.h"
 #include "roles.h"
 #include "stall.h"
@@ -34,7 +35,14 @@ typedef struct tapo_row_place {
     uint32_t conn;                    /* the connection's first frame in its capture */
     const char *sender;               /* the analysed sender, "address:port" */
     const tapo_endpoint_names *names; /* the connection's endpoints */
+    const tapo_episode *episode;      /* the stall's episode; NULL: none (not known when rows stream) */
 } tapo_row_place;
+
+/* A stall of an episode: where it is. */
+typedef struct tapo_row_member {
+    const char *file;
+    uint32_t frame;
+} tapo_row_member;
 
 /* The header line (CSV only), then one line per stall or flow, appended. */
 void tapo_rows_stall_header(GString *out, tapo_rows_format format);
@@ -42,5 +50,10 @@ void tapo_rows_stall(GString *out, tapo_rows_format format, const tapo_row_place
                      const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg);
 void tapo_rows_flow_header(GString *out, tapo_rows_format format);
 void tapo_rows_flow(GString *out, tapo_rows_format format, const tapo_flow_row *f);
+
+/* Episodes (--episodes): one line each, with its member stalls. */
+void tapo_rows_episode_header(GString *out, tapo_rows_format format);
+void tapo_rows_episode(GString *out, tapo_rows_format format, const tapo_episode *e, const char *file,
+                       const tapo_row_member *members, guint count);
 
 #endif /* TAPO_ROWS_H */

@@ -28,8 +28,11 @@
 #include "capture.h"
 #include "connection_table.h"
 #include "decode.h"
+#include "episode_stalls.h"
 #include "live.h"
+#include "stall_fields.h"
 #include "verdict.h"
+#include "whatif.h"
 
 #define OUTPUT_FLUSH_BYTES 65536      /* a worker's output is written past this, bytes */
 #define MESSAGES_PER_FILE 5           /* undecodable frames reported one by one, count */
@@ -57,6 +60,10 @@ typedef struct worker {
     bool complete;                    /* every input read to its end */
     gint64 progress_start_us, progress_last_us;
     GHashTable *pending;              /* streaming: connections with stalls not yet written */
+    GArray *episode_stalls;           /* tapo_episode_stall: every stall, for the episodes at the end */
+    GArray *episode_places;           /* tapo_row_member: where each is */
+    GStringChunk *episode_texts;      /* their scope keys */
+    tapo_html_stalls html;            /* every stall for the HTML report, in the order of episode_stalls */
     double settled_check_s;           /* the clock when they were last looked at, seconds */
     uint64_t rows_streamed;           /* stall rows written before their connection ended, count */
     gint64 summary_last_us;           /* wall time of the latest summary line (live) */
@@ -142,6 +149,33 @@ static tapo_flow_row *flow_row(const worker *w, const tapo_connection *c)
     return row;
 }
 
+/* Stall s of connection c as the HTML report shows it; label: "client ->
+ * server". */
+static void add_html_stall(worker *w, const tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v,
+                           const char *label)
+{
+    tapo_endpoint_names names;
+    tapo_endpoint_names_of(&c->id.first, &names);
+    tapo_field_value fields[TAPO_F_COUNT];
+    tapo_field_text text;
+    tapo_stall_fields(v, &c->summary, w->table.cfg, &names, NULL, fields, &text);
+    tapo_html_stall h = {
+        .file = w->sh->names[s->place.file], .conn_frame = c->start.frame, .frame = s->place.frame,
+        .label = label, .ends = c->id.first, .sender = (uint8_t)v->sender,
+        .start_s = s->place.epoch_s - v->duration_s, .end_s = s->place.epoch_s,
+        .cause = v->cause, .phase = v->phase, .confidence = v->confidence,
+        .saving_s = fields[TAPO_F_SAVING].present ? fields[TAPO_F_SAVING].d : 0.0,
+        .retransmission = fields[TAPO_F_RETRANSMISSION].b,
+        .rule = fields[TAPO_F_RULE].present ? fields[TAPO_F_RULE].s : NULL,
+        .hint = fields[TAPO_F_HINT].present ? fields[TAPO_F_HINT].s : NULL,
+    };
+    static const tapo_field_id evidence[] = { TAPO_F_ORIG_FRAME, TAPO_F_PREV_RETRANS_FRAME,
+                                              TAPO_F_LOSS_SIGNAL_FRAME, TAPO_F_DSACK_FRAME };
+    for (unsigned k = 0; k < G_N_ELEMENTS(evidence); k++)
+        h.evidence[k] = fields[evidence[k]].present ? fields[evidence[k]].u : 0;
+    tapo_html_stalls_add(&w->html, &h);
+}
+
 /* A connection left the table: the final verdict of every stall, then the
  * connection's line. */
 static void connection_ended(void *ctx, tapo_connection *c, bool idle)
@@ -151,6 +185,7 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
     int latest_of_cause[TAPO_CAUSE_COUNT];
     for (int k = 0; k < TAPO_CAUSE_COUNT; k++)
         latest_of_cause[k] = -1;
+    char *label = w->sh->o->html ? g_strdup_printf("%s -> %s", row->client, row->server) : NULL;
     for (guint i = 0; c->stalls && i < c->stalls->len; i++) {
         const tapo_conn_stall *s = c->stalls->pdata[i];
         tapo_verdict v;
@@ -158,6 +193,13 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
             continue;
         latest_of_cause[v.cause] = (int)i;
         tapo_report_add_stall(&w->report, &v);
+        tapo_episode_stall es;
+        tapo_episode_stall_describe(c, s, &v, w->episode_texts, &es);
+        tapo_row_member where = { w->sh->names[s->place.file], s->place.frame };
+        g_array_append_val(w->episode_stalls, es);
+        g_array_append_val(w->episode_places, where);
+        if (label)
+            add_html_stall(w, c, s, &v, label);
         if (i >= c->rows_written)
             write_stall(w, c, s, &v);
         row->stalls++;
@@ -167,7 +209,11 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
         row->low_confidence += v.confidence == TAPO_CONFIDENCE_LOW;
         row->handshake_stalls += v.phase == TAPO_PHASE_HANDSHAKE;
         row->teardown_stalls += v.phase == TAPO_PHASE_TEARDOWN;
+        tapo_whatif what;
+        if (tapo_whatif_of(&v, &what))
+            row->saving_s += what.saving_s;
     }
+    g_free(label);
     row->advice = flow_advice(w, c, row, latest_of_cause);
     if (w->sh->o->flows)
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
@@ -510,6 +556,11 @@ static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
     if (sh->o->stream)
         w->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
     w->summary_last_us = g_get_monotonic_time();
+    w->episode_stalls = g_array_new(FALSE, FALSE, sizeof(tapo_episode_stall));
+    w->episode_places = g_array_new(FALSE, FALSE, sizeof(tapo_row_member));
+    w->episode_texts = g_string_chunk_new(4096);
+    if (sh->o->html)
+        tapo_html_stalls_init(&w->html);
     tapo_table_hooks hooks = { heap_alloc, heap_release, connection_ended, w };
     tapo_table_init(&w->table, &sh->o->cfg, sh->o->grace_s, sh->o->idle_s, false, hooks);
     w->progress_start_us = w->progress_last_us = g_get_monotonic_time();
@@ -542,6 +593,88 @@ static bool inputs_rereadable(const tapo_run_options *o)
     return true;
 }
 
+/* ---- episodes ------------------------------------------------------------- */
+
+typedef struct located {
+    tapo_episode_stall stall;
+    tapo_row_member where;
+    uint32_t set;                     /* the capture set it belongs to */
+    unsigned worker;                  /* whose it is... */
+    guint index;                      /* ...and where in its episode_stalls (and html stalls) */
+} located;
+
+static int by_set(const void *a, const void *b)
+{
+    const located *x = a, *y = b;
+    return (x->set > y->set) - (x->set < y->set);
+}
+
+static int by_episode(const void *a, const void *b)
+{
+    const located *x = a, *y = b;
+    if (x->stall.episode != y->stall.episode)
+        return (x->stall.episode > y->stall.episode) - (x->stall.episode < y->stall.episode);
+    int f = strcmp(x->where.file, y->where.file);
+    return f ? f : (x->where.frame > y->where.frame) - (x->where.frame < y->where.frame);
+}
+
+/* The episodes of every capture set (each capture, unless --continuous or
+ * --merge-by-time make them one), into the report and --episodes. */
+static void find_episodes(const tapo_run_options *o, worker *ws, unsigned jobs, tapo_report *report)
+{
+    GArray *all = g_array_new(FALSE, FALSE, sizeof(located));
+    for (unsigned i = 0; i < jobs; i++)
+        for (guint k = 0; k < ws[i].episode_stalls->len; k++) {
+            located l = { g_array_index(ws[i].episode_stalls, tapo_episode_stall, k),
+                          g_array_index(ws[i].episode_places, tapo_row_member, k), 0, i, k };
+            l.set = o->continuous || o->merge_by_time ? 0 : (uint32_t)(l.stall.connection >> 32);
+            g_array_append_val(all, l);
+        }
+    qsort(all->data, all->len, sizeof(located), by_set);
+    GString *rows = g_string_new("");
+    for (guint from = 0; from < all->len;) {
+        guint to = from;
+        while (to < all->len && g_array_index(all, located, to).set == g_array_index(all, located, from).set)
+            to++;
+        guint n = to - from;
+        tapo_episode_stall *stalls = g_new(tapo_episode_stall, n);
+        for (guint k = 0; k < n; k++)
+            stalls[k] = g_array_index(all, located, from + k).stall;
+        GArray *eps = tapo_episodes_find(stalls, n, o->cfg.episode_min_connections);
+        for (guint k = 0; k < n; k++)
+            g_array_index(all, located, from + k).stall.episode = stalls[k].episode;
+        qsort(&g_array_index(all, located, from), n, sizeof(located), by_episode);
+        guint first_id = report->episodes->len;
+        for (guint e = 0; e < eps->len; e++) {
+            tapo_episode *ep = &g_array_index(eps, tapo_episode, e);
+            GArray *members = g_array_new(FALSE, FALSE, sizeof(tapo_row_member));
+            for (guint k = from; k < to; k++)
+                if (g_array_index(all, located, k).stall.episode == ep->id)
+                    g_array_append_val(members, g_array_index(all, located, k).where);
+            const char *file = ((tapo_row_member *)(void *)members->data)[0].file;
+            tapo_report_add_episode(report, ep, file);
+            ep->id = first_id + e + 1;
+            if (o->episodes)
+                tapo_rows_episode(rows, o->format, ep, file, (const tapo_row_member *)(void *)members->data,
+                                  members->len);
+            g_array_free(members, TRUE);
+        }
+        for (guint k = from; o->html && k < to; k++) {
+            const located *l = &g_array_index(all, located, k);
+            if (l->stall.episode)
+                g_array_index(ws[l->worker].html.stalls, tapo_html_stall, l->index).episode =
+                    first_id + l->stall.episode;
+        }
+        g_array_free(eps, TRUE);
+        g_free(stalls);
+        from = to;
+    }
+    if (o->episodes)
+        tapo_output_write(o->episodes, rows->str, rows->len);
+    g_string_free(rows, TRUE);
+    g_array_free(all, TRUE);
+}
+
 bool tapo_run(const tapo_run_options *o, tapo_report *report)
 {
     const char *live_names[1] = { o->interface };
@@ -563,6 +696,15 @@ bool tapo_run(const tapo_run_options *o, tapo_report *report)
     for (unsigned i = 0; i < jobs; i++) {
         complete = complete && ws[i].complete;
         tapo_report_merge(report, &ws[i].report);
+    }
+    find_episodes(o, ws, jobs, report);
+    for (unsigned i = 0; i < jobs; i++) {
+        for (guint k = 0; o->html && k < ws[i].html.stalls->len; k++)
+            tapo_html_stalls_add(o->html, &g_array_index(ws[i].html.stalls, tapo_html_stall, k));
+        tapo_html_stalls_free(&ws[i].html);
+        g_array_free(ws[i].episode_stalls, TRUE);
+        g_array_free(ws[i].episode_places, TRUE);
+        g_string_chunk_free(ws[i].episode_texts);
         tapo_report_free(&ws[i].report);
         g_string_free(ws[i].stall_out, TRUE);
         g_string_free(ws[i].flow_out, TRUE);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "html.h"
 #include "output.h"
 #include "report.h"
 #include "rows.h"
@@ -34,7 +35,9 @@ typedef struct tapo_run_options {
     double idle_s;                    /* without packets before a connection is written out, seconds */
     tapo_output *stalls;              /* stall rows; NULL: none */
     tapo_output *flows;               /* flow rows (CSV or JSONL); NULL: none */
+    tapo_output *episodes;            /* episode rows; NULL: none */
     tapo_rows_format format;
+    tapo_html_stalls *html;           /* receives every stall as the HTML report shows it; NULL: none */
     bool progress;                    /* a progress line on stderr */
     /* Streaming (a live interface, a pipe): a stall's row is written once
      * settle_s of capture time have passed since it (hindsight over that

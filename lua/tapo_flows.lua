@@ -12,12 +12,14 @@
 --
 -- Arguments (-X lua_script1:key=value): format=text|csv|json|none (text),
 -- limit=N flows listed, 0 for all (20 for text, all otherwise).
--- The report's arithmetic and formats live in tapo_report.lua.
+-- The report's arithmetic and formats live in tapo_report.lua; the GUI's
+-- HTML incident report (Tools > TAPO > HTML incident report) in tapo_html.lua.
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
 
 local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
 local report = dofile(here .. "tapo_report.lua")
+local html = dofile(here .. "tapo_html.lua")
 
 local function parse_args(...)
     local opts = { format = "text", limit = nil }
@@ -58,6 +60,7 @@ TAPO_FLOWS = { requested = explicit and parse_args(...) or nil }
 
 -- The C plugin's fields, read once the companion is active (activate()).
 local f_cause, f_duration, f_final, f_hint, f_vantage, f_confidence, f_phase
+local f_whatif, f_saving, f_episode, f_ep_scope, f_ep_connections, f_ep_start, f_ep_duration, f_ep_cause
 local f_stream, f_srcport, f_dstport, f_len, f_flags, f_frame
 
 local proto = Proto("tapoflow", "TAPO per-flow stall view")
@@ -159,6 +162,14 @@ local function record_stall(pinfo, stream)
     rec.vantage = f_vantage() and f_vantage().value or nil
     rec.confidence = f_confidence() and f_confidence().value or nil
     rec.phase = f_phase() and f_phase().value or nil
+    rec.whatif = f_whatif() and f_whatif().value or nil
+    rec.saving = f_saving() and seconds(f_saving().value) or nil
+    rec.episode = nil
+    if f_episode() then
+        rec.episode = { id = f_episode().value, scope = f_ep_scope().value,
+                        connections = f_ep_connections().value, start = tostring(f_ep_start().value),
+                        duration = seconds(f_ep_duration().value), cause = f_ep_cause().value }
+    end
     return rec
 end
 
@@ -245,6 +256,14 @@ local function activate()
         f_vantage = Field.new("tapo.vantage")
         f_confidence = Field.new("tapo.stall.confidence")
         f_phase = Field.new("tapo.stall.phase")
+        f_whatif = Field.new("tapo.stall.whatif")
+        f_saving = Field.new("tapo.stall.saving")
+        f_episode = Field.new("tapo.episode")
+        f_ep_scope = Field.new("tapo.episode.scope")
+        f_ep_connections = Field.new("tapo.episode.connections")
+        f_ep_start = Field.new("tapo.episode.start")
+        f_ep_duration = Field.new("tapo.episode.duration")
+        f_ep_cause = Field.new("tapo.episode.cause")
         f_stream = Field.new("tcp.stream")
         f_srcport = Field.new("tcp.srcport")
         f_dstport = Field.new("tcp.dstport")
@@ -341,4 +360,6 @@ if gui_enabled() then
         end)
     end
     register_menu("TAPO/Flow report", show_report, MENU_TOOLS_UNSORTED)
+    -- The batch analyser's HTML report of the open capture (needs tapo).
+    register_menu("TAPO/HTML incident report", html.report_open_capture, MENU_TOOLS_UNSORTED)
 end

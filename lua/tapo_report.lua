@@ -22,7 +22,7 @@ M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
 M.CSV_COLUMNS = { "stream", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
                   "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
                   "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls",
-                  "handshake_stalls", "teardown_stalls" }
+                  "handshake_stalls", "teardown_stalls", "whatif_saving_s" }
 
 -- Clients bind ephemeral ports (RFC 6335, Linux's ip_local_port_range);
 -- services listen below 1024: the plugin's rules (plugin/analysis/roles.c).
@@ -71,7 +71,8 @@ function M.dominant(by_cause)
 end
 
 -- Per-flow summaries from the flows and the stall records
--- (stalls[frame] = {stream, duration, cause, final, hint, vantage, confidence, phase}).
+-- (stalls[frame] = {stream, duration, cause, final, hint, vantage, confidence, phase,
+--  whatif, saving, episode = {id, scope, connections, start, duration, cause} or nil}).
 function M.summarise(flows, stalls)
     local summaries, by_stream = {}, {}
     for stream, flow in pairs(flows) do
@@ -80,7 +81,7 @@ function M.summarise(flows, stalls)
                     bytes_to_server = flow.bytes_to_server, bytes_to_client = flow.bytes_to_client,
                     stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, hint_frames = {}, vantage = "",
                     by_confidence = { high = 0, medium = 0, low = 0 },
-                    by_phase = { handshake = 0, data = 0, teardown = 0 } }
+                    by_phase = { handshake = 0, data = 0, teardown = 0 }, saving = 0 }
         by_stream[stream] = s
         summaries[#summaries + 1] = s
     end
@@ -102,6 +103,7 @@ function M.summarise(flows, stalls)
             if st.phase and s.by_phase[st.phase] then
                 s.by_phase[st.phase] = s.by_phase[st.phase] + 1
             end
+            s.saving = s.saving + (st.saving or 0)
             -- Where the capture was taken, as the latest stall of the flow saw it.
             if st.vantage and (not s.vantage_frame or st.frame > s.vantage_frame) then
                 s.vantage, s.vantage_frame = st.vantage, st.frame
@@ -131,6 +133,26 @@ function M.quantile(values, q)
 end
 
 -- The whole report: mode says which causes the stalls carry.
+-- What the modelled mitigations would have saved, by mitigation (seconds),
+-- and the episodes, from their member stalls, in order.
+local function savings_and_episodes(stalls)
+    local savings, episodes, by_id = {}, {}, {}
+    for _, st in pairs(stalls) do
+        if st.whatif and st.saving then
+            savings[st.whatif] = (savings[st.whatif] or 0) + st.saving
+        end
+        local e = st.episode
+        if e and not by_id[e.id] then
+            by_id[e.id] = { id = e.id, scope = e.scope, connections = e.connections, start = e.start,
+                            duration = e.duration, cause = e.cause, stalls = 0 }
+            episodes[#episodes + 1] = by_id[e.id]
+        end
+        if e then by_id[e.id].stalls = by_id[e.id].stalls + 1 end
+    end
+    table.sort(episodes, function(a, b) return a.id < b.id end)
+    return savings, episodes
+end
+
 function M.build(flows, stalls, mode)
     local summaries = M.summarise(flows, stalls)
     local ratios, stalled, total_stalls, total_time = {}, 0, 0, 0
@@ -144,14 +166,24 @@ function M.build(flows, stalls, mode)
     for _, q in ipairs(M.QUANTILES) do
         quantiles[#quantiles + 1] = { q = q, ratio = M.quantile(ratios, q) }
     end
+    local savings, episodes = savings_and_episodes(stalls)
     return { mode = mode, flows = summaries, flow_count = #summaries, stalled_flows = stalled,
-             stalls = total_stalls, stalled_time = total_time, ratio_quantiles = quantiles }
+             stalls = total_stalls, stalled_time = total_time, ratio_quantiles = quantiles,
+             savings = savings, episodes = episodes }
 end
 
 local function limited(report, limit)
     local n = #report.flows
     if limit and limit > 0 and limit < n then n = limit end
     return n
+end
+
+-- Seconds since 1970 (a number, or its text) as UTC, to the millisecond.
+local function utc_text(seconds)
+    local t = tonumber(tostring(seconds))
+    if not t then return tostring(seconds) end
+    local whole = math.floor(t)
+    return os.date("!%Y-%m-%d %H:%M:%S", whole) .. string.format(".%03d UTC", math.floor((t - whole) * 1000))
 end
 
 function M.format_text(report, limit)
@@ -165,6 +197,18 @@ function M.format_text(report, limit)
         qs[#qs + 1] = string.format("p%d %.2f", q.q, q.ratio)
     end
     add("Stall ratio (stalled time / flow duration) over all flows: %s", table.concat(qs, ", "))
+    local names = {}
+    for name in pairs(report.savings) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
+        add("What if: %s would have cut the stalled time by %.3f s (%.1f %%)", name, report.savings[name],
+            report.stalled_time > 0 and 100 * report.savings[name] / report.stalled_time or 0)
+    end
+    add("Episodes (stalls of several connections at once): %d", #report.episodes)
+    for _, e in ipairs(report.episodes) do
+        add("  #%d %s, %.3f s: %d connections, %s; mostly %s", e.id, utc_text(e.start), e.duration, e.connections,
+            e.scope, e.cause)
+    end
     add("")
     add("%6s  %-44s %8s %6s %5s %10s %6s  %-8s  %-20s %s", "stream", "client -> server", "dur(s)",
         "stalls", "low", "stalled(s)", "ratio", "vantage", "dominant cause", "advice")
@@ -194,7 +238,8 @@ function M.format_csv(report, limit)
                       string.format("%.6f", f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
                       string.format("%.6f", f.stalled_time), string.format("%.6f", f.ratio),
                       f.dominant or "", string.format("%.6f", f.dominant_time), f.advice, f.vantage,
-                      f.by_confidence.low, f.by_phase.handshake, f.by_phase.teardown }
+                      f.by_confidence.low, f.by_phase.handshake, f.by_phase.teardown,
+                      string.format("%.6f", f.saving) }
         for j, v in ipairs(row) do row[j] = csv_field(v) end
         out[#out + 1] = table.concat(row, ",")
     end
@@ -230,24 +275,40 @@ function M.format_json(report, limit)
             '"bytes_to_server":%d,"bytes_to_client":%d,"stalls":%d,"stalled_time_s":%s,' ..
             '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"vantage":%s,"causes":[%s],' ..
             '"stalls_by_confidence":{"high":%d,"medium":%d,"low":%d},' ..
-            '"stalls_by_phase":{"handshake":%d,"data":%d,"teardown":%d}}',
+            '"stalls_by_phase":{"handshake":%d,"data":%d,"teardown":%d},"whatif_saving_s":%s}',
             f.stream, f.first_frame, json_string(f.client), json_string(f.server), json_number(f.start),
             json_number(f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
             json_number(f.stalled_time), json_number(f.ratio),
             f.dominant and json_string(f.dominant) or "null", json_string(f.advice),
             f.vantage ~= "" and json_string(f.vantage) or "null", table.concat(causes, ","),
             f.by_confidence.high, f.by_confidence.medium, f.by_confidence.low,
-            f.by_phase.handshake, f.by_phase.data, f.by_phase.teardown)
+            f.by_phase.handshake, f.by_phase.data, f.by_phase.teardown, json_number(f.saving))
     end
     local qs = {}
     for _, q in ipairs(report.ratio_quantiles) do
         qs[#qs + 1] = string.format('{"percent":%d,"stall_ratio":%s}', q.q, json_number(q.ratio))
     end
+    local savings = {}
+    local names = {}
+    for name in pairs(report.savings) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
+        savings[#savings + 1] = string.format('{"mitigation":%s,"saving_s":%s}', json_string(name),
+                                              json_number(report.savings[name]))
+    end
+    local episodes = {}
+    for _, e in ipairs(report.episodes) do
+        episodes[#episodes + 1] = string.format(
+            '{"episode":%d,"scope":%s,"connections":%d,"stalls":%d,"start":%s,"duration_s":%s,"cause":%s}',
+            e.id, json_string(e.scope), e.connections, e.stalls, json_string(e.start), json_number(e.duration),
+            json_string(e.cause))
+    end
     return string.format(
         '{"mode":%s,"summary":{"flows":%d,"stalled_flows":%d,"stalls":%d,"stalled_time_s":%s,' ..
-        '"stall_ratio_quantiles":[%s]},"flows":[%s]}\n',
+        '"stall_ratio_quantiles":[%s],"whatif_savings":[%s]},"episodes":[%s],"flows":[%s]}\n',
         json_string(report.mode), report.flow_count, report.stalled_flows, report.stalls,
-        json_number(report.stalled_time), table.concat(qs, ","), table.concat(flows, ","))
+        json_number(report.stalled_time), table.concat(qs, ","), table.concat(savings, ","),
+        table.concat(episodes, ","), table.concat(flows, ","))
 end
 
 M.FORMATS = { text = M.format_text, csv = M.format_csv, json = M.format_json }

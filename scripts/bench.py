@@ -2,7 +2,8 @@
 """Benchmarks, as ratios measured in one run on one machine (the tests never
 assert timings).
 
-    scripts/bench.py [--plugin] [--batch] [--memory] [--callgrind] [--original] [--packets N] [--batch-packets N]
+    scripts/bench.py [--plugin] [--batch] [--memory] [--callgrind] [--original] [--html] [--packets N]
+                     [--batch-packets N] [--html-packets N]
 
 --plugin   what TAPO costs tshark (issue 13): installed (the C plugin and
            the Lua companion, as scripts/setup installs them) but unused,
@@ -27,6 +28,11 @@ assert timings).
            copies of the lossy web run of the lab (test-captures/mixed-web),
            a few playing at once; packets per second, medians of
            --original-runs runs, and where tapo's time goes (callgrind).
+--html     the HTML report (issue 22) of a capture of --html-packets
+           packets: what writing it adds to tapo's run, its size, and how
+           long headless Chromium takes to open it (the page's own time to
+           every chart drawn, and the whole browser run against the report
+           of a one-connection capture).
 
 Captures are built from the labelled corpus (scripts/make_bench_capture.py):
 real Linux TCP, each copy a new client, 64 copies playing at once.  Times
@@ -324,6 +330,42 @@ def original_section(tmp, copies, runs):
         print("| %s | %.0f |" % (key, ir / small_packets))
 
 
+def html_section(tmp, packets):
+    big = make_capture(tmp, packets)
+    conns, stalls, n = connections_of(big)
+    tapo = os.path.join(ts.BUILD, "tapo")
+    report, small = os.path.join(tmp, "report.html"), os.path.join(tmp, "small.html")
+    print("\n### The HTML report (%d packets, %d connections, %d stalls)\n" % (n, conns, stalls))
+    t_plain, _ = measure([tapo, "-q", "-j", "1", "--report", "json", big])
+    t_html, rss = measure([tapo, "-q", "-j", "1", "--report", "json", "--html", report, big])
+    subprocess.run([tapo, "-q", "--html", small, os.path.join(HERE, "..", "test-captures", "f-double.pcap")],
+                   check=True, stdout=subprocess.DEVNULL)
+    chromium = shutil.which("chromium")
+
+    def open_page(path):
+        """Median wall time (s) of a headless Chromium run over the page,
+        and the page's own milliseconds to every chart drawn."""
+        walls, render = [], []
+        for _ in range(5):
+            start = time.monotonic()
+            dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
+                                  "file://" + path], capture_output=True, text=True, check=True).stdout
+            walls.append(time.monotonic() - start)
+            m = re.search(r'data-render-ms="(\d+)"', dom)
+            render.append(int(m.group(1)) if m else float("nan"))
+        return sorted(walls)[2], sorted(render)[2]
+
+    print("| | tapo -j 1 (s) | report size | peak RSS (MB) | Chromium run (s) | page drawn after (ms) |")
+    print("|---|---|---|---|---|---|")
+    print("| --report json | %.2f | | | | |" % t_plain)
+    wall, drawn = open_page(report) if chromium else (float("nan"), float("nan"))
+    print("| --report json --html | %.2f (x%.2f) | %.0f kB | %.0f | %.2f | %s |" % (
+        t_html, t_html / t_plain, os.path.getsize(report) / 1024.0, rss, wall, drawn))
+    wall_s, drawn_s = open_page(small) if chromium else (float("nan"), float("nan"))
+    print("| one connection (f-double.pcap) --html | | %.0f kB | | %.2f | %s |" % (
+        os.path.getsize(small) / 1024.0, wall_s, drawn_s))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plugin", action="store_true")
@@ -336,9 +378,11 @@ def main():
     ap.add_argument("--original", action="store_true")
     ap.add_argument("--original-copies", type=int, default=600)
     ap.add_argument("--original-runs", type=int, default=7)
+    ap.add_argument("--html", action="store_true")
+    ap.add_argument("--html-packets", type=int, default=500000)
     args = ap.parse_args()
-    if not (args.plugin or args.batch or args.memory or args.callgrind or args.original):
-        args.plugin = args.batch = args.memory = args.callgrind = args.original = True
+    if not (args.plugin or args.batch or args.memory or args.callgrind or args.original or args.html):
+        args.plugin = args.batch = args.memory = args.callgrind = args.original = args.html = True
     tmp = tempfile.mkdtemp(prefix="tapo-bench-")
     os.chmod(tmp, 0o755)
     try:
@@ -352,6 +396,8 @@ def main():
             callgrind_section(tmp, args.callgrind_packets)
         if args.original:
             original_section(tmp, args.original_copies, args.original_runs)
+        if args.html:
+            html_section(tmp, args.html_packets)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

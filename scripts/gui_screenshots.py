@@ -6,11 +6,13 @@
     tapo-flow-report.png   Tools > TAPO > Flow report, the Lua companion
     tapo-profile.png       the TAPO configuration profile: its columns,
                            coloring rules and filter buttons (mixed-web.pcap)
+    tapo-html-window.png   Tools > TAPO > HTML incident report (mixed-web.pcap)
+    tapo-report.png        the HTML report it wrote, in headless Chromium
 
     scripts/gui_screenshots.py [OUTPUT_DIR]     (default: docs/images)
 
-Needs wireshark-qt, xvfb, xdotool and imagemagick (scripts/install-deps) and
-a build tree (TAPO_BUILD_DIR, default build/).  As root, Wireshark runs as
+Needs wireshark-qt, xvfb, xdotool, imagemagick and chromium
+(scripts/install-deps) and a build tree (TAPO_BUILD_DIR, default build/).  As root, Wireshark runs as
 an unprivileged user (TAPO_TEST_USER, default nobody), like the tests.  It
 exits non-zero when a window does not appear.  Menus are opened with the
 keyboard or with clicks at fixed places of a 1100x900 window: the GUI has
@@ -64,7 +66,7 @@ class Gui:
         """Plugins laid out as installed, a private profile, captures."""
         plugins = os.path.join(self.tmp, "plugins")
         shutil.copytree(os.path.join(BUILD, "plugins"), plugins)
-        for name in ("tapo_flows.lua", "tapo_report.lua"):
+        for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua"):
             shutil.copy(os.path.join(ROOT, "lua", name), plugins)
         profile = os.path.join(self.tmp, "profile")
         os.makedirs(profile)
@@ -77,12 +79,17 @@ class Gui:
             f.write("gui.geometry_main_upper_pane: 140\ngui.geometry_main_lower_pane: 0\n")
         runtime = os.path.join(self.tmp, "run")
         os.makedirs(runtime, mode=0o700)
+        # The HTML report's tapo, and where the GUI writes its reports.
+        self.tapo = os.path.join(self.tmp, "tapo")
+        shutil.copy(os.path.join(BUILD, "tapo"), self.tapo)
+        self.reports = os.path.join(self.tmp, "reports")
+        os.makedirs(self.reports)
         for name in ("f-double.pcap", "mixed-web.pcap"):
             shutil.copy(os.path.join(CAPTURES, name), self.tmp)
         subprocess.run(["chmod", "-R", "a+rX", self.tmp], check=True)
         if os.geteuid() == 0:
             pw = pwd.getpwnam(USER)
-            for path in (profile, runtime):
+            for path in (profile, runtime, self.reports):
                 subprocess.run(["chown", "-R", "%d:%d" % (pw.pw_uid, pw.pw_gid), path], check=True)
         self.plugins, self.profile, self.runtime = plugins, profile, runtime
 
@@ -108,7 +115,8 @@ class Gui:
         argv = ["wireshark", "-r", os.path.join(self.tmp, capture)] + list(args)
         env = ["env", "DISPLAY=" + self.display, "HOME=" + self.profile,
                "WIRESHARK_CONFIG_DIR=" + self.profile, "WIRESHARK_PLUGIN_DIR=" + self.plugins,
-               "XDG_RUNTIME_DIR=" + self.runtime]
+               "XDG_RUNTIME_DIR=" + self.runtime, "TAPO_BIN=" + self.tapo, "TMPDIR=" + self.reports,
+               "TAPO_BROWSER=true"]
         if os.geteuid() == 0:
             env = ["runuser", "-u", USER, "--"] + env
         self.wireshark = subprocess.Popen(env + argv, stdout=subprocess.DEVNULL,
@@ -184,6 +192,29 @@ def flow_report(gui):
     gui.shot(window, "tapo-flow-report.png")
 
 
+def html_report(gui):
+    """Tools > TAPO > HTML incident report (the menu's second entry): the
+    window naming the report, then the report itself in headless Chromium."""
+    gui.open("mixed-web.pcap")
+    gui.click(*TOOLS_MENU)
+    gui.keys("Up", "Right", "Down", "Return")
+    window = gui.wait_window("TAPO HTML report")
+    gui.xdo("windowsize", window, 900, 450)
+    gui.xdo("windowmove", window, 0, 0)
+    time.sleep(1.0)
+    gui.shot(window, "tapo-html-window.png")
+    reports = [f for f in os.listdir(gui.reports) if f.endswith(".html")]
+    if len(reports) != 1:
+        gui.close()
+        sys.exit("the GUI wrote %d HTML reports, not one: %s" % (len(reports), os.listdir(gui.reports)))
+    path = os.path.join(gui.out_dir, "tapo-report.png")
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1280,1700", "--screenshot=" + path,
+                    "file://" + os.path.join(gui.reports, reports[0])],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120, check=True)
+    print("wrote", os.path.relpath(path))
+
+
 def profile(gui):
     """The TAPO profile chosen (-C TAPO, as the status bar's profile menu
     does): stall packets only, coloured by category, the stall columns and
@@ -200,6 +231,7 @@ def main():
         packet_tree(gui)
         statistics(gui)
         flow_report(gui)
+        html_report(gui)
         profile(gui)
     finally:
         gui.close()

@@ -36,6 +36,14 @@ def batch_binary():
     return os.path.join(ts.BUILD, "tapo")
 
 
+def tapo(*args, check=True):
+    """Runs the build tree's tapo; with check, a failure is an assertion."""
+    proc = subprocess.run([batch_binary()] + list(args), capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError("tapo %s: %d\n%s" % (" ".join(args), proc.returncode, proc.stderr))
+    return proc
+
+
 def normalise(field, value):
     if value in ("True", "False"):
         value = "1" if value == "True" else "0"

@@ -27,11 +27,7 @@ REAL = ts.REAL_CAPTURES
 SCRIPTS = os.path.join(ROOT, "scripts")
 
 
-def tapo(*args, check=True):
-    proc = subprocess.run([batch_compare.batch_binary()] + list(args), capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError("tapo %s: %d\n%s" % (" ".join(args), proc.returncode, proc.stderr))
-    return proc
+tapo = batch_compare.tapo
 
 
 def corpus():

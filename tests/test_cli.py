@@ -5,11 +5,11 @@ stalls settle, inputs are what Wireshark reads (a pcapng with interfaces of
 different link types and snapshot lengths) and bad ones a clear error,
 tshark's -r, --version, and the manual page once installed."""
 
-import csv
 import fcntl
 import io
 import json
 import os
+import re
 import select
 import shutil
 import struct
@@ -40,6 +40,8 @@ class NothingLostSilently(unittest.TestCase):
         "--report text": (["--report", "text"], "stdout"),
         "--report json": (["--report", "json"], "stdout"),
         "--partial": (["--partial", "{out}"], "file"),
+        "--episodes": (["--episodes", "{out}", "-w", os.devnull], "file"),
+        "--html": (["--html", "{out}"], "file"),
     }
 
     def argv(self, args, out):
@@ -169,6 +171,20 @@ class Streaming(unittest.TestCase):
                                                            two_pass=False)}
         self.assertEqual({r["frame.number"]: r["tapo.stall.cause"] for r in rows}, one_pass)
         self.assertFalse(any(r["tapo.stall.final"] for r in rows))
+
+
+class Documented(unittest.TestCase):
+    def test_every_option_is_in_the_manual_and_the_completion(self):
+        options = set(re.findall(r"(--[a-z][a-z-]+)", tapo("--help").stdout)) - {"--help", "--help-all"}
+        self.assertIn("--html", options)
+        with open(os.path.join(ts.ROOT, "docs", "tapo.1")) as f:
+            manual = f.read().replace("\\-", "-")
+        with open(os.path.join(ts.ROOT, "scripts", "completion", "tapo")) as f:
+            completion = f.read()
+        for option in sorted(options):
+            with self.subTest(option=option):
+                self.assertTrue(option in manual, "docs/tapo.1 does not describe it")
+                self.assertTrue(re.search(re.escape(option) + r"\b", completion), "the completion lacks it")
 
 
 @unittest.skipUnless(shutil.which("tapo") and shutil.which("man"), "tapo is not installed (scripts/setup)")

@@ -11,7 +11,6 @@ debug log (--log-debug TAPO: one line per stall rendered, with its pass).
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time

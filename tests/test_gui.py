@@ -1,6 +1,8 @@
 """The real Wireshark GUI under Xvfb: scripts/gui_screenshots.py opens the
 statistics window, a stall packet's tree, the Lua companion's report
-(Tools menu) and the TAPO profile, and fails when a window does not appear.
+(Tools menu), the HTML incident report made from the GUI (Tools menu, then
+the page in headless Chromium) and the TAPO profile, and fails when a window
+does not appear.
 The profile's screenshot is read back: its column titles and filter
 buttons by OCR (tesseract), its coloring rules by the rows' colours."""
 
@@ -14,7 +16,7 @@ import unittest
 
 import tshark_runner as ts
 
-TOOLS = ("wireshark", "Xvfb", "xdotool", "import", "identify", "convert", "tesseract")
+TOOLS = ("wireshark", "Xvfb", "xdotool", "import", "identify", "convert", "tesseract", "chromium")
 PROFILE = os.path.join(ts.ROOT, "profiles", "TAPO")
 # What choosing the TAPO profile must show (profiles/TAPO): column titles
 # and filter-button labels...
@@ -51,7 +53,7 @@ class GuiScreenshots(unittest.TestCase):
                                   env=env, capture_output=True, text=True, timeout=300)
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
             for name in ("tapo-packet-tree.png", "tapo-statistics.png", "tapo-flow-report.png",
-                         "tapo-profile.png"):
+                         "tapo-html-window.png", "tapo-report.png", "tapo-profile.png"):
                 info = subprocess.run(["identify", "-format", "%w %h %[fx:standard_deviation]",
                                        os.path.join(out, name)], capture_output=True, text=True).stdout.split()
                 width, height, spread = int(info[0]), int(info[1]), float(info[2])

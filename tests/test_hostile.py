@@ -25,8 +25,7 @@ NO_REASSEMBLY = ["-o", "tcp.desegment_tcp_streams:FALSE"]
 class HostileCaptures(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="tapo-hostile-", dir=ts.config_dir())
-        os.chmod(cls.dir, 0o755)
+        cls.dir = ts.work_dir("tapo-hostile-")
         cls.paths = {}
 
     @classmethod

@@ -18,7 +18,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 import test_lab_replay
@@ -45,8 +44,7 @@ def live_scenario():
 class LiveOnTheRelay(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="tapo-live-", dir=ts.config_dir())
-        os.chmod(cls.dir, 0o755)
+        cls.dir = ts.work_dir("tapo-live-")
         tapo = os.path.join(ts.BUILD, "tapo")
         tshark = " ".join(shlex.quote(a) for a in ts.command(
             ["-l", "-i", "-", "-Y", "tapo.stall", "-T", "fields", "-E", "separator=/t",

@@ -166,7 +166,9 @@ class CsvAndTextReports(unittest.TestCase):
             sum(w["stalls"] for w in want.values())), text)
         self.assertIn("(%d more flows; use limit=0 for all)" % (len(want) - 5), text)
         worst = max(want.items(), key=lambda kv: (kv[1]["time"], -kv[0]))
-        first_flow_line = text.split("\n")[5]
+        lines = text.split("\n")
+        header = next(i for i, line in enumerate(lines) if "client -> server" in line and "stream" in line)
+        first_flow_line = lines[header + 1]
         self.assertTrue(first_flow_line.split()[0] == str(worst[0]), first_flow_line)
         self.assertIn(worst[1]["dominant"], first_flow_line)
 

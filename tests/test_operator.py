@@ -43,8 +43,7 @@ class Built(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="tapo-operator-", dir=ts.config_dir())
-        os.chmod(cls.dir, 0o755)
+        cls.dir = ts.work_dir("tapo-operator-")
         cls.paths = {n: operator_captures.write(cls.dir, n) for n in operator_captures.CAPTURES}
         for n in ("p13_idle_close", "p13_reset_after_retries", "p06_lost_request"):
             cls.paths[n] = trust_captures.write(cls.dir, n)

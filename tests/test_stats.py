@@ -40,7 +40,8 @@ def stats_tree(pcap, two_pass=True, filter_expr=None):
 
 FIELDS = ["tcp.stream", "tapo.stall.cause", "tapo.stall.category", "tapo.stall.retransmission",
           "tapo.stall.duration", "tapo.stall.ca_state", "tapo.vantage", "tapo.stall.confidence",
-          "tapo.stall.caveat", "tapo.stall.phase"]
+          "tapo.stall.caveat", "tapo.stall.phase", "tapo.stall.whatif", "tapo.stall.saving", "tapo.episode",
+          "tapo.episode.scope", "tapo.episode.cause"]
 
 
 def expected_tree(pcap, two_pass=True, display_filter=None):
@@ -48,7 +49,8 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
     extra = ["-Y", display_filter] if display_filter else []
     rows = ts.stall_fields(pcap, FIELDS, two_pass=two_pass, extra=extra)
     tree = collections.Counter()
-    for stream, cause, category, retrans, duration, ca_state, vantage, confidence, caveats, phase in rows:
+    for (stream, cause, category, retrans, duration, ca_state, vantage, confidence, caveats, phase, mitigation,
+         saving, episode, scope, episode_cause) in rows:
         ms = int(float(duration) * 1000.0 + 0.5)
         for root, amount in (("Stalls", 1), ("Stalled time (ms)", ms)):
             path = [root, category] + (["timeout retransmission"] if ts.normalise_bool(retrans) else [])
@@ -74,6 +76,14 @@ def expected_tree(pcap, two_pass=True, display_filter=None):
         for caveat in filter(None, caveats.split(",")):
             tree[("Stalls by caveat",)] += 1
             tree[("Stalls by caveat", caveat)] += 1
+        if mitigation:
+            saved = int(float(saving) * 1000.0 + 0.5)
+            tree[("What-if savings (ms)",)] += saved
+            tree[("What-if savings (ms)", mitigation)] += saved
+            tree[("What-if savings (ms)", mitigation, cause)] += saved
+        if episode:
+            tree[("Stalls in episodes",)] += 1
+            tree[("Stalls in episodes", "episode %s: %s, %s" % (episode, scope, episode_cause))] += 1
     streams = ts.run(["-r", ts.readable(pcap), "-T", "fields", "-e", "tcp.stream"] + extra).stdout.split()
     tree[("Conversations analysed",)] = len(set(streams))
     if rows:

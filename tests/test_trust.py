@@ -6,7 +6,6 @@ verdict the construction implies, and no contradiction for verdict_audit.
 
 import os
 import shutil
-import tempfile
 import unittest
 
 import trust_captures
@@ -23,8 +22,7 @@ FIELDS = ["frame.number", "tapo.stall.cause", "tapo.stall.rule", "tapo.stall.ret
 class TrustPatterns(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.dir = tempfile.mkdtemp(prefix="tapo-trust-", dir=ts.config_dir())
-        os.chmod(cls.dir, 0o755)
+        cls.dir = ts.work_dir("tapo-trust-")
         cls.paths = {name: trust_captures.write(cls.dir, name) for name in trust_captures.PATTERNS}
         for path in cls.paths.values():
             os.chmod(path, 0o644)

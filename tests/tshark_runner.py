@@ -35,6 +35,14 @@ def config_dir():
     return _config_dir
 
 
+def work_dir(prefix):
+    """A new folder under the private configuration folder that the test
+    user can read (captures written for tshark)."""
+    path = tempfile.mkdtemp(prefix=prefix, dir=config_dir())
+    os.chmod(path, 0o755)
+    return path
+
+
 _plugin_copy = None
 
 
@@ -85,7 +93,7 @@ def installed_plugin_dir():
     if _installed is None:
         _installed = os.path.join(config_dir(), "installed-plugins")
         shutil.copytree(os.path.join(BUILD, "plugins"), _installed)
-        for name in ("tapo_flows.lua", "tapo_report.lua"):
+        for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua"):
             shutil.copy(os.path.join(ROOT, "lua", name), _installed)
         subprocess.run(["chmod", "-R", "a+rX", _installed], check=True)
     return _installed

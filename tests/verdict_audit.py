@@ -49,7 +49,7 @@ FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
 # say nothing about what it sent (docs/algorithm.md, "IP IDs").
 ID_STEP_MAX = 64
 
-PACKET_FIELDS = ["frame.number", "frame.time_relative", "tcp.stream", "tcp.srcport", "ip.src", "ipv6.src",
+PACKET_FIELDS = ["frame.number", "frame.time_relative", "tcp.stream", "tcp.srcport", "tcp.dstport", "ip.src", "ipv6.src",
                  "ip.id", "tcp.seq", "tcp.ack", "tcp.len", "tcp.flags", "tcp.window_size",
                  "tcp.options.sack_le", "tcp.options.sack_re", "tcp.options.sack.dsack_le",
                  "tcp.options.sack.dsack_re", "tcp.analysis.duplicate_ack", "tcp.analysis.keep_alive",
@@ -93,7 +93,8 @@ def capture_fields(pcap, two_pass=True, packets_too=True):
             continue   # TCP in TCP: the inner connection is not checked here
         packets[int(v["frame.number"])] = {
             "time": float(v["frame.time_relative"]), "stream": int(v["tcp.stream"]),
-            "port": int(v["tcp.srcport"]), "host": last(v["ip.src"] or v["ipv6.src"]),
+            "port": int(v["tcp.srcport"]), "dport": int(last(v["tcp.dstport"])),
+            "host": last(v["ip.src"] or v["ipv6.src"]),
             "id": int(last(v["ip.id"]), 16) if v["ip.id"] else None,
             "seq": int(v["tcp.seq"]), "ack": int(v["tcp.ack"] or 0), "len": int(v["tcp.len"] or 0),
             "flags": int(v["tcp.flags"], 16), "window": int(v["tcp.window_size"] or 0),
@@ -175,10 +176,15 @@ class Checker:
     def link(self, stall, field):
         frame = int(stall[field])
         cur = self.pkts[int(stall["frame.number"])]
-        if frame not in self.pkts or self.pkts[frame]["stream"] != cur["stream"]:
+        p = self.pkts.get(frame)
+        # The same connection: the same ports (Wireshark releases split a
+        # tcp.stream differently around a stray SYN-ACK; TAPO keeps one).
+        same = p is not None and (p["stream"] == cur["stream"] or
+                                  {p["port"], p["dport"]} == {cur["port"], cur["dport"]})
+        if not same:
             self.fail(stall, "%s=%d is no frame of this connection" % (field, frame))
             return frame, None
-        return frame, self.pkts[frame]
+        return frame, p
 
     def from_sender(self, stall, p):
         return p["port"] == int(stall["tapo.sender.port"])

@@ -4,6 +4,8 @@
  */
 #include "breakdown.h"
 
+#include "whatif.h"
+
 #include <limits.h>
 
 const char *const tapo_duration_bucket_names[TAPO_DURATION_BUCKETS] = {
@@ -58,5 +60,9 @@ unsigned tapo_breakdown(const tapo_verdict *v, tapo_breakdown_path out[TAPO_BREA
     for (unsigned i = 0; i < TAPO_CAVEAT_COUNT_BITS; i++)
         if (v->caveats & (1u << i))
             out[n++] = (tapo_breakdown_path){ { TAPO_NODE_CAVEATS, tapo_caveat_name((tapo_caveat)(1u << i)) }, 2, 1 };
+    tapo_whatif w;
+    if (tapo_whatif_of(v, &w))
+        out[n++] = (tapo_breakdown_path){ { TAPO_NODE_SAVINGS, tapo_mitigation_name(w.mitigation),
+                                            tapo_cause_get(v->cause)->name }, 3, tapo_milliseconds(w.saving_s) };
     return n;
 }

@@ -4,7 +4,8 @@
  * 6), tail stalls by congestion state (Table 7), stalls by phase of the
  * connection (handshake, data, teardown; then cause), by vantage, by
  * confidence (and cause) and by caveat (a stall counts under each of its
- * caveats), and the distribution of durations.  The plugin's statistics tree (-z tapo,tree)
+ * caveats), the stalled time the modelled mitigations would have saved
+ * (whatif.h), and the distribution of durations.  The plugin's statistics tree (-z tapo,tree)
  * and the batch analyser's report both count through here, so they cannot
  * disagree.
  *
@@ -28,10 +29,12 @@
 #define TAPO_NODE_PHASE "Stalls by phase"
 #define TAPO_NODE_CONFIDENCE "Stalls by confidence"
 #define TAPO_NODE_CAVEATS "Stalls by caveat"
+#define TAPO_NODE_SAVINGS "What-if savings (ms)"
+#define TAPO_NODE_EPISODES "Stalls in episodes"
 #define TAPO_NODE_DURATION "Stall duration (ms)"
 
 #define TAPO_BREAKDOWN_DEPTH 4        /* nodes on a path, at most */
-#define TAPO_BREAKDOWN_PATHS (7 + TAPO_CAVEAT_COUNT_BITS) /* paths one stall counts in, at most */
+#define TAPO_BREAKDOWN_PATHS (8 + TAPO_CAVEAT_COUNT_BITS) /* paths one stall counts in, at most */
 #define TAPO_DURATION_BUCKETS 7
 
 /* One path from a root node down to a leaf, and what the stall adds to

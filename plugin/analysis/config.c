@@ -13,6 +13,7 @@ void tapo_config_init_defaults(tapo_config *cfg)
     cfg->rto_min_s = 0.2;
     cfg->rto_initial_s = 1.0;
     cfg->min_stall_s = 0.01;
+    cfg->episode_min_connections = 3;
     cfg->sender_mode = TAPO_SENDER_AUTO;
     cfg->vantage_mode = TAPO_VANTAGE_MODE_AUTO;
     cfg->is_server_port = NULL;

@@ -30,6 +30,7 @@ typedef struct tapo_config {
     double rto_min_s;                /* minimum RTO, seconds (Linux: 0.2) */
     double rto_initial_s;            /* RTO before the first RTT sample, seconds (RFC 6298: 1) */
     double min_stall_s;              /* shorter gaps are no stall, seconds (docs/algorithm.md: 10 ms) */
+    uint32_t episode_min_connections;/* stalls of this many connections at once can be an episode, count (3) */
     tapo_sender_mode sender_mode;
     tapo_vantage_mode vantage_mode;
     /* For TAPO_SENDER_PORTS: returns true when port is a server port.  NULL

@@ -4,6 +4,8 @@
  */
 #include "stall_fields.h"
 
+#include "whatif.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +86,10 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
       "The cause used the whole capture (two-pass); false: provisional (one pass)"),
     F(TAPO_F_HINT, "tapo.stall.hint", "Hint", TAPO_FIELD_STRING,
       "What to check or change, on which machine"),
+    F(TAPO_F_WHATIF, "tapo.stall.whatif", "What if", TAPO_FIELD_STRING,
+      "The mitigation modelled for this cause: tail loss probe or RACK (absent where no model holds)"),
+    F(TAPO_F_SAVING, "tapo.stall.saving", "Saving", TAPO_FIELD_SECONDS,
+      "How much shorter the stall would have been with that mitigation, seconds"),
     F(TAPO_F_CLIENT, "tapo.client", "Client", TAPO_FIELD_STRING,
       "address:port of the connection's client (it sent the SYN; without the handshake, by its port)"),
     F(TAPO_F_SERVER, "tapo.server", "Server", TAPO_FIELD_STRING,
@@ -105,6 +111,18 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
       "Round trip from the capture point to the receiver and back, seconds"),
     F(TAPO_F_INFERRED, "tapo.stall.inferred", "Inferred", TAPO_FIELD_STRING,
       "What the verdict relies on that the capture could not see"),
+    F(TAPO_F_EPISODE, "tapo.episode", "Episode", TAPO_FIELD_UINT,
+      "The incident this stall is part of: stalls of several connections at once sharing a scope (two passes)"),
+    F(TAPO_F_EPISODE_CONNECTIONS, "tapo.episode.connections", "Episode connections", TAPO_FIELD_UINT,
+      "Connections that stalled in the episode, count"),
+    F(TAPO_F_EPISODE_SCOPE, "tapo.episode.scope", "Episode scope", TAPO_FIELD_STRING,
+      "What they share: server ADDRESS:PORT, client ADDRESS, client prefix, server prefix, or capture"),
+    F(TAPO_F_EPISODE_START, "tapo.episode.start", "Episode start", TAPO_FIELD_TIME,
+      "When the episode's first stall began"),
+    F(TAPO_F_EPISODE_DURATION, "tapo.episode.duration", "Episode duration", TAPO_FIELD_SECONDS,
+      "From its first stall's start to its last stall's end, seconds"),
+    F(TAPO_F_EPISODE_CAUSE, "tapo.episode.cause", "Episode cause", TAPO_FIELD_STRING,
+      "The cause with the most stalled time in the episode"),
 };
 #undef F
 
@@ -276,9 +294,32 @@ static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *su
         set_string(&out[TAPO_F_INFERRED], inferred_line(s->inferred, inferred_buf));
 }
 
+/* The mitigation modelled for the cause, and what it would have saved. */
+static void whatif_fields(const tapo_verdict *v, tapo_field_value *out)
+{
+    tapo_whatif w;
+    if (!tapo_whatif_of(v, &w))
+        return;
+    set_string(&out[TAPO_F_WHATIF], tapo_mitigation_name(w.mitigation));
+    set_seconds(&out[TAPO_F_SAVING], w.saving_s);
+}
+
+static void episode_fields(const tapo_episode *e, tapo_field_value *out)
+{
+    if (!e)
+        return;
+    set_uint(&out[TAPO_F_EPISODE], e->id);
+    set_uint(&out[TAPO_F_EPISODE_CONNECTIONS], e->connections);
+    set_string(&out[TAPO_F_EPISODE_SCOPE], e->scope_text);
+    out[TAPO_F_EPISODE_START].present = true;
+    out[TAPO_F_EPISODE_START].d = e->start_s;
+    set_seconds(&out[TAPO_F_EPISODE_DURATION], e->end_s - e->start_s);
+    set_string(&out[TAPO_F_EPISODE_CAUSE], tapo_cause_get(e->cause)->name);
+}
+
 void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg,
-                       const tapo_endpoint_names *names, tapo_field_value out[TAPO_F_COUNT],
-                       tapo_field_text *text)
+                       const tapo_endpoint_names *names, const tapo_episode *episode,
+                       tapo_field_value out[TAPO_F_COUNT], tapo_field_text *text)
 {
     memset(out, 0, sizeof *out * TAPO_F_COUNT);
     const tapo_cause_info *info = tapo_cause_get(v->cause);
@@ -303,5 +344,7 @@ void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, cons
     set_bool(&out[TAPO_F_FINAL], v->final);
     tapo_advice(v, sum, names, text->hint);
     set_string(&out[TAPO_F_HINT], text->hint);
+    whatif_fields(v, out);
     connection_fields(v, sum, names, out, text->inferred);
+    episode_fields(episode, out);
 }

@@ -14,6 +14,7 @@
 
 #include "advice.h"
 #include "classifier.h"
+#include "episodes.h"
 #include "conversation.h"
 #include "stall.h"
 
@@ -24,7 +25,8 @@ typedef enum {
     TAPO_FIELD_UINT,
     TAPO_FIELD_FRAME,            /* a frame number: a link in the GUI */
     TAPO_FIELD_PORT,
-    TAPO_FIELD_DOUBLE
+    TAPO_FIELD_DOUBLE,
+    TAPO_FIELD_TIME              /* an absolute time, seconds since 1970 */
 } tapo_field_type;
 
 /* In the order they are shown. */
@@ -39,11 +41,14 @@ typedef enum {
     TAPO_F_PACKETS_OUT, TAPO_F_SACKED_OUT, TAPO_F_LOST_OUT, TAPO_F_RETRANS_OUT, TAPO_F_HOLES,
     TAPO_F_DUPTHRES, TAPO_F_RWND, TAPO_F_INIT_RWND, TAPO_F_MSS, TAPO_F_RETRANS_COUNT,
     TAPO_F_FIRST_RETRANS, TAPO_F_SPURIOUS, TAPO_F_POSITION, TAPO_F_FILE_POS, TAPO_F_PKT_DIR,
-    TAPO_F_FINAL, TAPO_F_HINT,
+    TAPO_F_FINAL, TAPO_F_HINT, TAPO_F_WHATIF, TAPO_F_SAVING,
     /* The connection: shown beside the stall subtree. */
     TAPO_F_CLIENT, TAPO_F_SERVER,
     TAPO_F_VANTAGE, TAPO_F_VANTAGE_BASIS, TAPO_F_SENDER, TAPO_F_SENDER_BASIS, TAPO_F_SENDER_PORT,
     TAPO_F_RTT_TO_SENDER, TAPO_F_RTT_TO_RECEIVER, TAPO_F_INFERRED,
+    /* The episode the stall belongs to (two passes, the batch analyser). */
+    TAPO_F_EPISODE, TAPO_F_EPISODE_CONNECTIONS, TAPO_F_EPISODE_SCOPE, TAPO_F_EPISODE_START,
+    TAPO_F_EPISODE_DURATION, TAPO_F_EPISODE_CAUSE,
     TAPO_F_COUNT
 } tapo_field_id;
 
@@ -81,9 +86,10 @@ typedef struct tapo_field_text {
 
 /* The values of one stall's fields.  names: the endpoints' addresses
  * (roles.h), or NULL where they are not known (then no tapo.client nor
- * tapo.server, and the hint names the machines by role alone). */
+ * tapo.server, and the hint names the machines by role alone); episode:
+ * the stall's episode, NULL for none (or one pass). */
 void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_config *cfg,
-                       const tapo_endpoint_names *names, tapo_field_value out[TAPO_F_COUNT],
-                       tapo_field_text *text);
+                       const tapo_endpoint_names *names, const tapo_episode *episode,
+                       tapo_field_value out[TAPO_F_COUNT], tapo_field_text *text);
 
 #endif /* TAPO_STALL_FIELDS_H */

@@ -52,6 +52,7 @@ static unsigned pref_small_window = 4;         /* segments */
 static unsigned pref_rto_min_ms = 200;         /* milliseconds */
 static unsigned pref_rto_initial_ms = 1000;    /* milliseconds */
 static unsigned pref_min_stall_ms = 10;        /* milliseconds */
+static unsigned pref_episode_connections = 3;  /* connections stalled at once that make an episode, count */
 static int pref_sender = TAPO_SENDER_AUTO;
 static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
 static range_t *pref_server_ports;
@@ -78,6 +79,7 @@ static void apply_prefs(void)
     cfg.rto_min_s = pref_rto_min_ms / 1000.0;
     cfg.rto_initial_s = pref_rto_initial_ms / 1000.0;
     cfg.min_stall_s = pref_min_stall_ms / 1000.0;
+    cfg.episode_min_connections = pref_episode_connections < 2 ? 2 : pref_episode_connections;
     cfg.sender_mode = (tapo_sender_mode)pref_sender;
     cfg.vantage_mode = (tapo_vantage_mode)pref_vantage;
     cfg.is_server_port = is_server_port;
@@ -127,7 +129,7 @@ static bool analysis_needed(proto_tree *tree)
 }
 
 static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
-                      const tapo_conn_stall *fs, const tapo_verdict *verdict)
+                      const tapo_conn_stall *fs, const tapo_verdict *verdict, const tapo_episode *episode)
 {
     tapo_tap_info *info = wmem_new0(pinfo->pool, tapo_tap_info);
     info->kind = kind;
@@ -135,6 +137,7 @@ static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
     if (fs) {
         info->rec = &fs->rec;
         info->verdict = *verdict;
+        info->episode = episode;
     }
     tap_queue_packet(tapo_tap, pinfo, info);
 }
@@ -145,7 +148,7 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
     if (!r)
         return;
     if (r->starts_connection)
-        queue_tap(pinfo, TAPO_TAP_FLOW_START, r->connection, NULL, NULL);
+        queue_tap(pinfo, TAPO_TAP_FLOW_START, r->connection, NULL, NULL, NULL);
     if (r->note != TAPO_NOTE_NONE)
         tapo_render_frame_note(tvb, pinfo, tree, proto_tapo, r->note);
     const tapo_conn_stall *fs = r->stall;
@@ -162,10 +165,12 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
     };
     tapo_endpoint_names names;
     tapo_endpoint_names_of(&fs->conn->id.first, &names);
-    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &names, &cfg, &notes);
+    /* Episodes group every stall of the capture: with hindsight only. */
+    const tapo_episode *episode = final ? tapo_file_episode(pinfo->num) : NULL;
+    tapo_render_stall(tvb, pinfo, tree, proto_tapo, &verdict, sum, &names, episode, &cfg, &notes);
     ws_debug("frame %u: %s stall (%s)", pinfo->num, tapo_cause_get(verdict.cause)->name,
              final ? "final" : "one pass");
-    queue_tap(pinfo, TAPO_TAP_STALL, fs->conn->number, fs, &verdict);
+    queue_tap(pinfo, TAPO_TAP_STALL, fs->conn->number, fs, &verdict, episode);
 }
 
 static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data)
@@ -229,6 +234,10 @@ static void register_prefs(void)
         "Shorter gaps are no stall: on a LAN, timestamp jitter and interrupt coalescing "
         "make sub-millisecond gaps longer than 2 SRTT; 0 follows the paper exactly",
         10, &pref_min_stall_ms);
+    prefs_register_uint_preference(m, "episode_connections", "Connections in an episode",
+        "Stalls of at least this many connections at once, sharing a server, a client, a prefix or "
+        "only the capture, are one episode (an incident: tapo.episode); two passes only",
+        10, &pref_episode_connections);
     prefs_register_enum_preference(m, "sender", "Analysed sender",
         "Which endpoint is the paper's server; automatic: the heavier data sender, per "
         "direction when both send bulk data", &pref_sender, sender_modes, false);

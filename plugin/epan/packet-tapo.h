@@ -7,6 +7,7 @@
 
 #include "ws_compat.h"
 
+#include "episodes.h"
 #include "stall.h"
 
 void proto_register_tapo(void);
@@ -27,6 +28,7 @@ typedef struct tapo_tap_info {
     uint32_t stream;                  /* the connection's number in the file, from 0 */
     const tapo_stall_record *rec;     /* TAPO_TAP_STALL only */
     tapo_verdict verdict;             /* TAPO_TAP_STALL only: as rendered in this pass */
+    const tapo_episode *episode;      /* TAPO_TAP_STALL only: its episode (two passes); NULL none */
 } tapo_tap_info;
 
 #endif /* PACKET_TAPO_H */

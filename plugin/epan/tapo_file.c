@@ -7,7 +7,9 @@
 #include <wiretap/wtap.h>
 
 #include "capture.h"
+#include "episode_stalls.h"
 #include "tapo_input.h"
+#include "verdict.h"
 
 /* The open capture's state: file scope, rebuilt by tapo_file_open. */
 static const tapo_config *file_cfg;
@@ -17,6 +19,8 @@ static wmem_map_t *results;         /* frame number -> tapo_frame_result */
 static uint32_t analysed;           /* frames 1..analysed are analysed */
 static tapo_rel_clock rel;          /* times since the first frame */
 static double clock_s;              /* the latest time of any frame analysed (never goes back), seconds */
+static GArray *episodes;            /* tapo_episode, once grouped; NULL before */
+static GHashTable *episode_of;      /* frame number -> index in episodes + 1 */
 
 static void *file_scope_alloc(void *ctx, size_t size)
 {
@@ -38,12 +42,23 @@ void tapo_file_open(const tapo_config *cfg)
     clock_s = 0.0;
 }
 
+static void forget_episodes(void)
+{
+    if (episodes)
+        g_array_free(episodes, TRUE);
+    if (episode_of)
+        g_hash_table_destroy(episode_of);
+    episodes = NULL;
+    episode_of = NULL;
+}
+
 void tapo_file_close(void)
 {
     if (table_open)
         tapo_table_finish(&table);   /* the file scope frees the rest */
     table_open = false;
     results = NULL;
+    forget_episodes();
 }
 
 uint32_t tapo_file_analysed(void)
@@ -54,6 +69,51 @@ uint32_t tapo_file_analysed(void)
 const tapo_frame_result *tapo_file_frame(uint32_t frame)
 {
     return results ? wmem_map_lookup(results, GUINT_TO_POINTER(frame)) : NULL;
+}
+
+typedef struct collect {
+    GArray *stalls;                   /* tapo_episode_stall */
+    GArray *frames;                   /* uint32_t: the frame of each */
+    GStringChunk *texts;
+} collect;
+
+static void collect_stall(gpointer key, gpointer value, gpointer data)
+{
+    const tapo_frame_result *r = value;
+    collect *c = data;
+    tapo_verdict v;
+    if (!r->stall || !tapo_conv_verdict(tapo_table_summary(r->stall->conn), &r->stall->rec, file_cfg, true, &v))
+        return;
+    tapo_episode_stall s;
+    tapo_episode_stall_describe(r->stall->conn, r->stall, &v, c->texts, &s);
+    uint32_t frame = GPOINTER_TO_UINT(key);
+    g_array_append_val(c->stalls, s);
+    g_array_append_val(c->frames, frame);
+}
+
+const tapo_episode *tapo_file_episode(uint32_t frame)
+{
+    if (!results)
+        return NULL;
+    if (!episodes) {
+        collect c = { g_array_new(FALSE, FALSE, sizeof(tapo_episode_stall)),
+                      g_array_new(FALSE, FALSE, sizeof(uint32_t)), g_string_chunk_new(4096) };
+        wmem_map_foreach(results, collect_stall, &c);
+        episodes = tapo_episodes_find((tapo_episode_stall *)(void *)c.stalls->data, c.stalls->len,
+                                      file_cfg->episode_min_connections);
+        episode_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+        for (guint i = 0; i < c.stalls->len; i++) {
+            uint32_t e = g_array_index(c.stalls, tapo_episode_stall, i).episode;
+            if (e)
+                g_hash_table_insert(episode_of, GUINT_TO_POINTER(g_array_index(c.frames, uint32_t, i)),
+                                    GUINT_TO_POINTER(e));
+        }
+        g_array_free(c.stalls, TRUE);
+        g_array_free(c.frames, TRUE);
+        g_string_chunk_free(c.texts);
+    }
+    guint e = GPOINTER_TO_UINT(g_hash_table_lookup(episode_of, GUINT_TO_POINTER(frame)));
+    return e ? &g_array_index(episodes, tapo_episode, e - 1) : NULL;
 }
 
 static tapo_frame_result *result_of(uint32_t frame)

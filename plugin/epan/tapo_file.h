@@ -50,4 +50,9 @@ bool tapo_file_read_ahead(const char *path);
 /* What frame renders; NULL when nothing. */
 const tapo_frame_result *tapo_file_frame(uint32_t frame);
 
+/* The episode of the stall frame ends, grouping every stall of the file
+ * with its final verdict (the first call groups them: the whole capture
+ * must be analysed, as for any final verdict); NULL: none. */
+const tapo_episode *tapo_file_episode(uint32_t frame);
+
 #endif /* TAPO_FILE_H */

@@ -36,6 +36,7 @@ static void field_kind(tapo_field_type type, enum ftenum *ft, int *display)
     case TAPO_FIELD_FRAME: *ft = FT_FRAMENUM; *display = BASE_NONE; break;
     case TAPO_FIELD_PORT: *ft = FT_UINT16; *display = BASE_DEC; break;
     case TAPO_FIELD_DOUBLE: *ft = FT_DOUBLE; *display = BASE_NONE; break;
+    case TAPO_FIELD_TIME: *ft = FT_ABSOLUTE_TIME; *display = ABSOLUTE_TIME_LOCAL; break;
     }
 }
 
@@ -130,7 +131,8 @@ static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const t
     case TAPO_FIELD_BOOL:
         item = proto_tree_add_boolean(tree, hf, tvb, 0, 0, f->b);
         break;
-    case TAPO_FIELD_SECONDS: {
+    case TAPO_FIELD_SECONDS:
+    case TAPO_FIELD_TIME: {
         nstime_t t = to_nstime(f->d);
         item = proto_tree_add_time(tree, hf, tvb, 0, 0, &t);
         break;
@@ -151,8 +153,8 @@ static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const t
 
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_verdict *v, const tapo_conv_summary *sum,
-                       const tapo_endpoint_names *names, const tapo_config *cfg,
-                       const tapo_render_notes *notes)
+                       const tapo_endpoint_names *names, const tapo_episode *episode,
+                       const tapo_config *cfg, const tapo_render_notes *notes)
 {
     const tapo_cause_info *info = tapo_cause_get(v->cause);
     col_append_sep_fstr(pinfo->cinfo, COL_INFO, " ", "[TAPO stall %.3f s: %s]", v->duration_s,
@@ -167,7 +169,7 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
     proto_tree *st = proto_item_add_subtree(item, ett_stall);
     tapo_field_value fields[TAPO_F_COUNT];
     tapo_field_text text;
-    tapo_stall_fields(v, sum, cfg, names, fields, &text);
+    tapo_stall_fields(v, sum, cfg, names, episode, fields, &text);
     for (int i = 0; i < TAPO_F_COUNT; i++)
         add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i]);
     if (notes->vantage)

@@ -10,6 +10,7 @@
 #include <epan/packet.h>
 
 #include "conversation.h"
+#include "episodes.h"
 #include "roles.h"
 #include "stall.h"
 
@@ -26,8 +27,8 @@ typedef struct tapo_render_notes {
  * note. */
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
                        const tapo_verdict *verdict, const tapo_conv_summary *sum,
-                       const tapo_endpoint_names *names, const tapo_config *cfg,
-                       const tapo_render_notes *notes);
+                       const tapo_endpoint_names *names, const tapo_episode *episode,
+                       const tapo_config *cfg, const tapo_render_notes *notes);
 
 /* What a frame that ends no stall can still tell about its connection. */
 typedef enum {

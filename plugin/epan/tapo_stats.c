@@ -41,6 +41,7 @@ static void stats_init(stats_tree *st)
     static const char *const roots[] = {
         TAPO_NODE_CONVERSATIONS, TAPO_NODE_STALLS, TAPO_NODE_TIME, TAPO_NODE_DOUBLE,
         TAPO_NODE_TAIL, TAPO_NODE_PHASE, TAPO_NODE_VANTAGE, TAPO_NODE_CONFIDENCE, TAPO_NODE_CAVEATS,
+        TAPO_NODE_SAVINGS, TAPO_NODE_EPISODES,
     };
     for (unsigned i = 0; i < G_N_ELEMENTS(roots); i++)
         stats_tree_create_node(st, roots[i], 0, STAT_DT_INT, true);
@@ -70,6 +71,15 @@ static void add_stall(stats_tree *st, const tapo_tap_info *info)
     unsigned n = tapo_breakdown(&info->verdict, paths);
     for (unsigned i = 0; i < n; i++)
         add_path(st, &paths[i]);
+    if (info->episode) {
+        /* Two passes: each episode once, with its scope and cause. */
+        char name[TAPO_EPISODE_SCOPE_TEXT_MAX + 48];
+        snprintf(name, sizeof name, "episode %u: %s, %s", info->episode->id, info->episode->scope_text,
+                 tapo_cause_get(info->episode->cause)->name);
+        int root = stats_tree_parent_id_by_name(st, TAPO_NODE_EPISODES);
+        increase_stat_node(st, TAPO_NODE_EPISODES, 0, false, 1);
+        increase_stat_node(st, name, root, false, 1);
+    }
     tick_stat_node(st, TAPO_NODE_DURATION, 0, true);
     stats_tree_tick_range(st, TAPO_NODE_DURATION, 0,
                           tapo_milliseconds(info->verdict.duration_s));

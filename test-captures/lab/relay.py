@@ -154,7 +154,8 @@ class Relay:
     the server's side of the tap (default 0.5); "bottleneck": the hop with
     the rate limit ("client" by default); "drops" and "holds" (see
     _rule_matches and _hold_until), each with "at": the hop where it acts
-    ("client" by default)."""
+    ("client" by default); "outages" (see _in_outage): the shared path
+    down for every connection at once."""
 
     def __init__(self, server_fd, client_fd, spec, seed, tap_path=None, snaplen=0):
         self.fd = {"s2c": server_fd, "c2s": client_fd}
@@ -177,6 +178,7 @@ class Relay:
                     random.Random(rng.random()))
         self.drops = [dict(d) for d in spec.get("drops", [])]
         self.holds = [dict(h, until=None) for h in spec.get("holds", [])]
+        self.outages = [dict(o) for o in spec.get("outages", [])]
         self.tap = Tap(tap_path, snaplen)
         self.conns = {}
         self.log = []
@@ -237,6 +239,18 @@ class Relay:
             rule["started"] = now
         return now - rule["started"] < rule["duration_ms"] / 1000.0
 
+    def _in_outage(self, now, hop, meta):
+        """Outages: every TCP packet of every connection, in "dir" ("both"
+        by default), at hop "at", from "at_ms" after the first packet the
+        relay saw, for "duration_ms": a link of the shared path down."""
+        for o in self.outages:
+            if o.get("dir", "both") not in ("both", meta.direction) or o.get("at", "client") != hop:
+                continue
+            start = self.t0 + o["at_ms"] / 1000.0
+            if start <= now < start + o["duration_ms"] / 1000.0:
+                return True
+        return False
+
     def _hold_until(self, now, hop, meta):
         """Hold rules: from the first packet with "after_ack" or "after_seq"
         at or above the given relative number, hold every packet of that
@@ -267,6 +281,9 @@ class Relay:
             return
         if any(self._rule_matches(r, now, hop_name, meta) for r in self.drops):
             self._record(now, "drop", hop_name, meta)
+            return
+        if self._in_outage(now, hop_name, meta):
+            self._record(now, "outage", hop_name, meta)
             return
         if hop.loss and hop.rng.random() < hop.loss:
             self._record(now, "loss", hop_name, meta)
