@@ -630,7 +630,7 @@ static void find_episodes(const tapo_run_options *o, worker *ws, unsigned jobs, 
             l.set = o->continuous || o->merge_by_time ? 0 : (uint32_t)(l.stall.connection >> 32);
             g_array_append_val(all, l);
         }
-    qsort(all->data, all->len, sizeof(located), by_set);
+    g_array_sort(all, by_set);   /* an empty array's data is NULL, which qsort may not take */
     GString *rows = g_string_new("");
     for (guint from = 0; from < all->len;) {
         guint to = from;

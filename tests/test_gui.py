@@ -68,6 +68,11 @@ class GuiScreenshots(unittest.TestCase):
     def check_profile(self, image):
         # OCR may read a capital as small ("stalls").
         text = subprocess.run(["tesseract", image, "-"], capture_output=True, text=True).stdout.lower()
+        # The status bar's small grey type reads reliably only enlarged.
+        status = image + ".status.png"
+        subprocess.run(["convert", image, "-gravity", "south", "-crop", "100%x30+0+0", "+repage",
+                        "-resize", "300%", status], check=True)
+        text += subprocess.run(["tesseract", status, "-"], capture_output=True, text=True).stdout.lower()
         for label in PROFILE_TEXT + ["Profile: TAPO"]:
             self.assertIn(label.lower(), text, "the TAPO profile's %r is not on the screen" % label)
         # mixed-web.pcap has network (tail), server (data-unavailable) and
