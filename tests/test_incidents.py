@@ -3,7 +3,9 @@
 Episodes: real Linux TCP through the lab's relay.  Five connections to one
 server download at once and the shared path goes down for 0.8 s: one
 episode, scoped to that server, whose connections are the ones the relay's
-log shows hit by the outage; five connections whose last segments are lost
+log shows hit by the outage (on a loaded machine the lab's server may also
+pause for several connections at once after it: a server episode of its
+own); five connections whose last segments are lost
 seconds apart: none.  The plugin (two passes) and the batch analyser group
 the same stalls, frame for frame.  (Needs root, namespaces and TUN devices,
 as test_lab_replay.)
@@ -36,6 +38,8 @@ TAPO = os.path.join(ts.BUILD, "tapo")
 # docs/causes.md, "What-if savings": a modelled stall is within this of the
 # one measured with the mitigation on.
 BOUND_S, BOUND_SHARE = 0.03, 0.25
+# The lab's server application pausing (a loaded machine), not the path.
+SERVER_PAUSES = ("resource-constraint", "data-unavailable")
 
 
 def shared_outage():
@@ -92,22 +96,29 @@ class EpisodesInTheLab(unittest.TestCase):
         pcap, sidecar = self.runs["shared-outage"]
         hit = {e["conn"] for e in sidecar["relay_log"] if e["event"] == "outage"}
         self.assertGreaterEqual(len(hit), 3, "the outage hit too few connections to test anything")
+        t0 = float(ts.run(["-r", ts.readable(pcap), "-T", "fields", "-e", "frame.time_epoch", "-c", "1"]).stdout.split()[0])
         episodes = batch_episodes(pcap)
-        self.assertEqual(len(episodes), 1, episodes)
-        e = episodes[0]
+        # The outage is one episode, starting within it (the capture's first
+        # packet is the relay's time 0).  On a loaded machine the lab's
+        # server may also pause at once for several connections after it:
+        # that is a server episode of its own, never part of the outage's.
+        during = [e for e in episodes if 1.5 - 0.6 < e["tapo.episode.start"] - t0 < 1.5 + 0.8]
+        self.assertEqual(len(during), 1, episodes)
+        e = during[0]
+        for other in episodes:
+            if other is not e:
+                self.assertGreaterEqual(other["tapo.episode.start"], e["tapo.episode.start"] + e["tapo.episode.duration"], episodes)
+                self.assertIn(other["tapo.episode.cause"], SERVER_PAUSES, episodes)
         self.assertTrue(e["tapo.episode.scope"].startswith("server ") and e["tapo.episode.scope"].endswith(":%d" % lab.netlab.SERVER_PORT),
                         e["tapo.episode.scope"])
         self.assertEqual(e["tapo.episode.connections"], len(hit))
-        # It starts within the outage (the capture's first packet is the relay's time 0).
-        times = ts.run(["-r", ts.readable(pcap), "-T", "fields", "-e", "frame.time_epoch", "-c", "1"]).stdout.split()
-        start = e["tapo.episode.start"] - float(times[0])
-        self.assertGreater(start, 1.5 - 0.6)
-        self.assertLess(start, 1.5 + 0.8)
-        # The plugin groups the same stalls.
+        # The plugin groups the same stalls, episode for episode.
         members, scopes = plugin_episodes(pcap)
-        self.assertEqual(sorted(members), [1])
-        self.assertEqual(sorted(members[1]), sorted(m["frame"] for m in e["members"]))
-        self.assertEqual(scopes[1], (e["tapo.episode.scope"], e["tapo.episode.connections"]))
+        self.assertEqual(sorted(members), list(range(1, len(episodes) + 1)))
+        for batch in episodes:
+            number = batch["tapo.episode"]
+            self.assertEqual(sorted(members[number]), sorted(m["frame"] for m in batch["members"]))
+            self.assertEqual(scopes[number], (batch["tapo.episode.scope"], batch["tapo.episode.connections"]))
         # One pass knows no episode.
         self.assertEqual([r for r in ts.stall_fields(pcap, ["tapo.episode"], two_pass=False) if r[0]], [])
 
