@@ -95,6 +95,7 @@ static bool apply_pref(tapo_config *cfg, const char *pref, GError **error)
 {
     static const char *const senders[] = { "auto", "responder", "initiator" };
     static const char *const vantages[] = { "auto", "sender", "receiver", "middle" };
+    static const char *const rule_orders[] = { "evidence", "paper" };
     const char *colon = strchr(pref, ':');
     if (!g_str_has_prefix(pref, "tapo.") || !colon)
         goto bad;
@@ -121,6 +122,8 @@ static bool apply_pref(tapo_config *cfg, const char *pref, GError **error)
         cfg->sender_mode = (tapo_sender_mode)choice;
     else if (strcmp(name, "vantage") == 0 && parse_enum(value, vantages, 4, &choice))
         cfg->vantage_mode = (tapo_vantage_mode)choice;
+    else if (strcmp(name, "rule_order") == 0 && parse_enum(value, rule_orders, 2, &choice))
+        cfg->rule_order = (tapo_rule_order)choice;
     else
         ok = false;
     g_free(name);
@@ -130,7 +133,7 @@ bad:
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                 "invalid preference \"%s\" (tapo.tau, small_window, rto_min_ms, rto_initial_ms, "
                 "min_stall_ms, episode_connections, sender auto|responder|initiator, "
-                "vantage auto|sender|receiver|middle)", pref);
+                "vantage auto|sender|receiver|middle, rule_order evidence|paper)", pref);
     return false;
 }
 

@@ -11,7 +11,7 @@
 /* The partial result format: 2 keys stalled time by cause by name ("1.7
  * undetermined", the rule and the cause: two causes share a name), so that
  * a file from an older tapo merges right or is refused with a reason. */
-#define PARTIAL_VERSION 2
+#define PARTIAL_VERSION 3   /* 3: ack-delay is rule 1.0 (issue 25) */
 /* The Lua companion's quantiles of the stall ratio (lua/tapo_report.lua). */
 static const double figure3_quantiles[] = { 0.5, 0.75, 0.9, 0.95, 0.99, 1.0 };
 

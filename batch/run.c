@@ -346,7 +346,7 @@ static void handle(worker *w, input *in, run_clock *k)
         k->clock_s = rel_s;
     /* With several workers, whose connection it is comes first: the
      * options of others' segments are not read. */
-    tapo_segment_fields seg;
+    tapo_segment_fields seg = { .ends.family = 0 };
     tapo_decode_result decoded = !f->is_packet ? TAPO_DECODE_OTHER
         : w->count > 1 ? tapo_decode_frame_endpoints(f->encap, f->data, f->caplen, f->len, &seg)
         : tapo_decode_frame(f->encap, f->data, f->caplen, f->len, &seg);
@@ -356,6 +356,7 @@ static void handle(worker *w, input *in, run_clock *k)
         if (++in->messages <= MESSAGES_PER_FILE)
             fprintf(stderr, "tapo: %s: frame %u: %s; skipped\n", in->name, f->number, problem);
     }
+    tapo_table_frame(&w->table, &seg, decoded);
     if (decoded == TAPO_DECODE_TCP || decoded == TAPO_DECODE_QUOTED) {
         tapo_table_tick(&w->table, k->clock_s);
         if (w->count > 1) {

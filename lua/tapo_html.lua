@@ -17,7 +17,7 @@ math.randomseed(os.time())
 
 -- The TAPO plugin's preferences that tapo understands (-o tapo.NAME:VALUE).
 M.PREFS = { "tau", "small_window", "rto_min_ms", "rto_initial_ms", "min_stall_ms", "episode_connections",
-            "sender", "vantage" }
+            "sender", "vantage", "rule_order" }
 
 local function readable(path)
     local f = path and io.open(path, "rb")

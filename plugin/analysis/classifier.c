@@ -133,12 +133,34 @@ static bool is_continuous_loss(const tapo_snapshot *snap, const tapo_facts *fact
     return true;
 }
 
-/* 1.5 (paper 4.3): a DSACK shows the original had arrived. */
+/* 1.0, and 1.5 in the paper's order (paper 4.3): the packets prove the
+ * retransmission unnecessary (a D-SACK over all of it, an ACK of it seen
+ * before it, or the capture at the receiver saw an earlier copy arrive):
+ * nothing was lost, the ACK was late.  In the evidence order this comes
+ * before every loss rule, because a loss the packets refute is the worst
+ * verdict (docs/causes.md). */
 static bool is_ack_delay(const tapo_facts *facts, trace *tr)
 {
     if (!facts->cur_spurious)
         return false;
-    note(tr, "the receiver already had the data (spurious retransmission)");
+    char frame[24] = "";
+    if (facts->proof_frame)
+        snprintf(frame, sizeof frame, " (frame %u)", facts->proof_frame);
+    switch (facts->spurious_proof) {
+    case TAPO_PROOF_DSACK:
+        note(tr, "the receiver already had the data: a D-SACK%s covers it", frame);
+        break;
+    case TAPO_PROOF_ACKED:
+        note(tr, "the receiver already had the data: its ACK%s came before this copy", frame);
+        break;
+    case TAPO_PROOF_ARRIVED:
+        note(tr, "the receiver already had the data: the capture at the receiver saw it arrive%s before "
+             "this copy was sent", frame);
+        break;
+    default:
+        note(tr, "the receiver already had the data (spurious retransmission)");
+        break;
+    }
     return true;
 }
 
@@ -162,6 +184,8 @@ static tapo_cause classify_retransmission(const tapo_snapshot *snap, const tapo_
     const tapo_cur *cur = &snap->cur;
     if (cur->handshake_retransmission || cur->receiver_retransmission)
         return TAPO_CAUSE_RETRANS_UNDETERMINED;
+    if (cfg->rule_order == TAPO_RULE_ORDER_EVIDENCE && is_ack_delay(facts, tr))
+        return TAPO_CAUSE_ACK_DELAY;
     if (is_double(cur, tr))
         return cur->first_retrans == TAPO_TRIGGER_FAST ? TAPO_CAUSE_F_DOUBLE : TAPO_CAUSE_T_DOUBLE;
     if (is_tail(snap, facts, tr))
@@ -173,7 +197,7 @@ static tapo_cause classify_retransmission(const tapo_snapshot *snap, const tapo_
     }
     if (is_continuous_loss(snap, facts, cfg, tr))
         return TAPO_CAUSE_CONTINUOUS_LOSS;
-    if (is_ack_delay(facts, tr))
+    if (cfg->rule_order == TAPO_RULE_ORDER_PAPER && is_ack_delay(facts, tr))
         return TAPO_CAUSE_ACK_DELAY;
     if (is_large_dupthres(snap, tr))
         return TAPO_CAUSE_LARGE_DUPTHRES;
@@ -301,5 +325,11 @@ void tapo_classify_explain(const tapo_snapshot *snap, const tapo_facts *facts,
     trace tr = { comparisons, sizeof comparisons, 0 };
     comparisons[0] = '\0';
     const tapo_cause_info *info = tapo_cause_get(classify_cause(snap, facts, cfg, &tr));
-    snprintf(line, TAPO_RULE_LINE_MAX, "%s %s: %s", info->rule, info->name, comparisons);
+    snprintf(line, TAPO_RULE_LINE_MAX, "%s %s: %s", tapo_cause_rule(info, cfg), info->name, comparisons);
+}
+
+const char *tapo_cause_rule(const tapo_cause_info *info, const tapo_config *cfg)
+{
+    bool paper_ack_delay = info == tapo_cause_get(TAPO_CAUSE_ACK_DELAY) && cfg->rule_order == TAPO_RULE_ORDER_PAPER;
+    return paper_ack_delay ? TAPO_ACK_DELAY_PAPER_RULE : info->rule;
 }

@@ -23,6 +23,11 @@ tapo_verdict tapo_classify(const tapo_snapshot *snap, const tapo_facts *facts,
 void tapo_classify_explain(const tapo_snapshot *snap, const tapo_facts *facts,
                            const tapo_config *cfg, char line[TAPO_RULE_LINE_MAX]);
 
+/* The rule of spec section 4 that names a cause under cfg's rule order:
+ * ack-delay is rule 1.0 in the evidence order, 1.5 in the paper's. */
+#define TAPO_ACK_DELAY_PAPER_RULE "1.5"
+const char *tapo_cause_rule(const tapo_cause_info *info, const tapo_config *cfg);
+
 /* in_flight = packets_out + retrans_out - (sacked_out + lost_out), paper
  * equation 1, in segments and never negative. */
 uint32_t tapo_in_flight(const tapo_snapshot *snap, uint32_t lost_out);

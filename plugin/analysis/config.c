@@ -16,6 +16,7 @@ void tapo_config_init_defaults(tapo_config *cfg)
     cfg->episode_min_connections = 3;
     cfg->sender_mode = TAPO_SENDER_AUTO;
     cfg->vantage_mode = TAPO_VANTAGE_MODE_AUTO;
+    cfg->rule_order = TAPO_RULE_ORDER_EVIDENCE;
     cfg->is_server_port = NULL;
     cfg->is_server_port_data = NULL;
 }

@@ -24,6 +24,12 @@ typedef enum {
     TAPO_VANTAGE_MODE_MIDDLE
 } tapo_vantage_mode;
 
+/* The order of the timeout-retransmission sub-rules (spec section 4). */
+typedef enum {
+    TAPO_RULE_ORDER_EVIDENCE,  /* a retransmission proven unnecessary is ack-delay first (default) */
+    TAPO_RULE_ORDER_PAPER      /* the paper's Table 5: ack-delay after the loss rules */
+} tapo_rule_order;
+
 typedef struct tapo_config {
     double tau;                      /* stall threshold multiplier of SRTT (paper: 2) */
     uint32_t small_window_segments;  /* in_flight below this is "small" (paper: 4 segments) */
@@ -33,6 +39,7 @@ typedef struct tapo_config {
     uint32_t episode_min_connections;/* stalls of this many connections at once can be an episode, count (3) */
     tapo_sender_mode sender_mode;
     tapo_vantage_mode vantage_mode;
+    tapo_rule_order rule_order;
     /* For TAPO_SENDER_PORTS: returns true when port is a server port.  NULL
      * means no port is a server port. */
     bool (*is_server_port)(uint16_t port, void *user_data);

@@ -169,11 +169,13 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         .silence_s = g->clock.silence_s,
         .threshold_s = g->threshold_s,
         .away = g->distance.away,
+        .at_receiver = g->distance.at_receiver,
         .unseen_packets = tapo_endpoint_count_unseen(self, p, cfg->rto_min_s),
     };
     tapo_endpoint_note_peer_packet(peer);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
-    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[1 - p->from].distance.away, rx);
+    bool new_payload = p->payload_len > 0 && tx->new_data;
+    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[1 - p->from].distance.away, new_payload, rx);
     note_rtt(c, self, peer, p, rx, cfg);
 }
 
@@ -236,6 +238,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
+            .since_tx_s = gaps[s].since_tx_s,
         };
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
@@ -321,8 +324,8 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     note_timestamps(c, self, peer, p);
     tapo_view_gap gaps[2];
     for (int s = 0; s < 2; s++)
-        tapo_view_gap_read(&c->ep[s], &c->ep[1 - s], p, s == p->from, !c->has_prev, cfg,
-                           c->turn_version, &gaps[s]);
+        tapo_view_gap_read(&c->ep[s], &c->ep[1 - s], p, s == p->from, cfg, c->turn_version, &gaps[s]);
+    tapo_view_gaps_settle(gaps, p, !c->has_prev, cfg);
     const tapo_view_gap *own = &gaps[p->from];
     tapo_acks_received acks = { 0 };
     if (own->distance.away) {

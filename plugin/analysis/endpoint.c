@@ -36,7 +36,9 @@ const tapo_distance *tapo_endpoint_measure_distance(tapo_endpoint *self, const t
 {
     tapo_distance d = { 0 };
     tapo_basis basis;
-    d.away = tapo_endpoint_vantage(self, peer, cfg, &basis) != TAPO_VANTAGE_SENDER;
+    tapo_vantage vantage = tapo_endpoint_vantage(self, peer, cfg, &basis);
+    d.away = vantage != TAPO_VANTAGE_SENDER;
+    d.at_receiver = vantage == TAPO_VANTAGE_RECEIVER;
     d.known = !d.away || self->turn.samples > 0;
     if (d.away && d.known) {
         d.round_trip_min_s = self->turn.min_s;
@@ -91,6 +93,16 @@ static bool proves_shared(const tapo_endpoint *e, const tapo_packet *p, unsigned
            tapo_sender_continues(&e->tx, p);
 }
 
+/* Whether the IDs missing between the endpoint's previous packet and p
+ * are proven this connection's: no other packet of the capture, whatever
+ * its addresses, carried one of them in between (spec section 8).
+ * Without the capture's census nothing is proven. */
+static bool missing_ids_unclaimed(const tapo_ip_ids *ids, const tapo_packet *p)
+{
+    return p->census && ids->last_order && p->id_order &&
+           !tapo_id_census_carried_between(p->census, ids->last_order, ids->last, p->id_order, p->ip_id);
+}
+
 /* Two consecutive IDs say that nothing was sent in between, whatever the
  * counter (one per connection, or one for the whole host: then nothing was
  * sent at all).  A larger step counts unseen packets of this connection
@@ -99,7 +111,8 @@ static bool proves_shared(const tapo_endpoint *e, const tapo_packet *p, unsigned
  * probe): a counter shared with other connections (some stacks keep one
  * per host) jumps by what the host sent elsewhere, typically more, and
  * random IDs land near the previous one by chance.  Once a jump proves
- * the counter shared, no jump counts any more. */
+ * the counter shared, no jump counts any more.  And a gap counts only
+ * where no other packet of the capture carried a missing ID. */
 tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p, double rto_min_s)
 {
     uint16_t id = p->ip_id;
@@ -115,13 +128,14 @@ tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p
                           : sequential ? TAPO_IP_ID_MAX_UNSEEN : 1;
         if (step > 1 && !ids->shared && proves_shared(e, p, step - 1u, rto_min_s))
             ids->shared = true;
-        if (step == 1 || (!ids->shared && step >= 1 && step <= max_step))
+        if (step == 1 || (!ids->shared && step >= 1 && step <= max_step && missing_ids_unclaimed(ids, p)))
             unseen = tapo_opt_count_of(step - 1u);
         ids->steps++;
         ids->unit_steps += step == 1;
     }
     ids->seen = true;
     ids->last = id;
+    ids->last_order = p->id_order;
     ids->last_s = p->time_s;
     ids->peer_packets = 0;
     return unseen;

@@ -46,6 +46,7 @@ typedef struct tapo_ip_ids {
     bool seen;                    /* an ID was seen */
     bool shared;                  /* a jump proved the counter shared with other connections */
     uint16_t last;                /* the latest ID */
+    uint32_t last_order;          /* its packet's order in the capture's ID census; 0 unknown */
     double last_s;                /* when the latest was seen, seconds */
     uint32_t steps;               /* consecutive pairs seen, count */
     uint32_t unit_steps;          /* of which differed by one, count */
@@ -56,6 +57,7 @@ typedef struct tapo_ip_ids {
  * (sender_clock.h). */
 typedef struct tapo_distance {
     bool away;                    /* the capture is not at the sender */
+    bool at_receiver;             /* it is at the receiver */
     bool known;                   /* the round trip to the sender was measured */
     double round_trip_min_s;      /* capture point -> sender -> capture point, least delayed, seconds */
     double round_trip_now_s;      /* the same with the current queueing, seconds */

@@ -147,6 +147,8 @@ void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
             }
             if (t->dup_start <= t->cur_start && t->dup_end >= t->cur_end) {
                 t->facts->cur_spurious = true;
+                t->facts->spurious_proof = TAPO_PROOF_DSACK;
+                t->facts->proof_frame = frame;
                 t->facts->dsack_frame = frame;
             }
         }

@@ -32,12 +32,23 @@
 #define TAPO_HINDSIGHT_MAX_OPEN 16   /* open trackers per sender */
 #define TAPO_HINDSIGHT_GRACE_RTOS 2.0 /* RTOs to wait for DSACKs after the window is ACKed */
 
+/* What proves a retransmission unnecessary (spec rule 1.0): the receiver
+ * had the data before this copy. */
+typedef enum {
+    TAPO_PROOF_NONE,
+    TAPO_PROOF_DSACK,           /* a D-SACK covered all of it (this copy, or an earlier one) */
+    TAPO_PROOF_ACKED,           /* an ACK covering it was captured before this copy */
+    TAPO_PROOF_ARRIVED          /* the capture at the receiver saw an earlier copy arrive before this one was sent */
+} tapo_spurious_proof;
+
 /* The facts of a stall that hindsight may revise. */
 typedef struct tapo_facts {
     double duration_s;          /* the gap on the sender's timeline, seconds */
     uint32_t prev_frame;        /* the packet before the gap */
     bool revoked;               /* a sender packet seen later fell inside the gap: no stall on the sender's timeline */
-    bool cur_spurious;          /* a DSACK showed a copy of cur's segment had already arrived */
+    bool cur_spurious;          /* the packets prove cur's retransmission unnecessary (spurious_proof says how) */
+    tapo_spurious_proof spurious_proof;
+    uint32_t proof_frame;       /* evidence: the frame of that proof (the D-SACK, the ACK, the earlier copy); 0 none */
     bool outstanding_all_lost;  /* no segment outstanding at the stall's start is known to have arrived */
     bool had_more_data;         /* the sender sent new data after the stall, before the next request */
     uint32_t lost_out;          /* segments: retransmitted, outstanding, not shown duplicate by DSACK */
@@ -49,7 +60,8 @@ typedef struct tapo_facts {
 /* What the sender's packet that ended a stall showed about the stall's
  * start (away from the sender, what the capture point could not see). */
 typedef struct tapo_cur_reveals {
-    bool spurious;              /* the receiver had its data already */
+    tapo_spurious_proof spurious;/* how the packets show the receiver had its data already; NONE: they do not */
+    uint32_t proof_frame;       /* the frame that shows it */
     bool acks_late;             /* data it resent had arrived: the ACKs had not reached the sender */
     uint32_t lost_segments;     /* retransmitted segments lost before the capture point, outstanding then */
 } tapo_cur_reveals;
@@ -60,8 +72,13 @@ static inline void tapo_facts_add_cur(tapo_facts *f, const tapo_cur_reveals *r)
     if (r->acks_late)
         f->outstanding_all_lost = false;   /* the receiver had them */
     f->lost_out += r->lost_segments;
-    if (r->spurious)
+    if (r->spurious != TAPO_PROOF_NONE && !f->cur_spurious) {
         f->cur_spurious = true;
+        f->spurious_proof = r->spurious;
+        f->proof_frame = r->proof_frame;
+        if (r->spurious == TAPO_PROOF_DSACK)
+            f->dsack_frame = r->proof_frame;
+    }
 }
 
 typedef struct tapo_tracker {

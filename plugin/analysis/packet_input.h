@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "id_census.h"
+
 #define TAPO_MAX_SACK_BLOCKS 4     /* a TCP header has room for at most 4 SACK blocks */
 
 /* TCP header flag bits, as on the wire. */
@@ -41,6 +43,8 @@ typedef struct tapo_packet {
     uint32_t sack_left_raw[TAPO_MAX_SACK_BLOCKS];   /* raw left edges */
     uint32_t sack_right_raw[TAPO_MAX_SACK_BLOCKS];  /* raw right edges (one past the block) */
     uint16_t ip_id;              /* IPv4 identification; 0 when absent (IPv6) or unused */
+    const tapo_id_census *census;/* the IDs of the capture's IPv4 packets so far, this one included; NULL unknown */
+    uint32_t id_order;           /* this packet's order in the census; 0 when not noted */
     bool has_timestamps;         /* the TCP timestamps option (RFC 7323) is present */
     uint32_t tsval;              /* its TSval: the sender's clock, in the sender's own units */
     uint32_t tsecr;              /* its TSecr: the latest TSval the sender had received from its peer */

@@ -83,11 +83,15 @@ void tapo_retx_unseen(const tapo_retx_clues *c, const tapo_unseen_clues *u, tapo
     out->first_trigger = trigger;
     out->unseen_beyond = 0;
     out->inferred = TAPO_INFERRED_ORIGINAL_LOST;
-    /* By timing: a copy released by loss signals answers them (nothing
-     * lost in between); a copy after a timer silence follows a fast
-     * retransmission that enough signals (a SACK under RACK, dupthres
-     * duplicate ACKs without SACK) must have released, and earlier
-     * expiries of the timer. */
+    /* Timing alone never proves a transmission (spec section 8): only the
+     * sender's IDs count unseen packets, where the census proves them its
+     * own (endpoint.c).  Timing then only says what those packets were:
+     * a copy released by loss signals answers them (nothing lost in
+     * between); a copy after a timer silence follows a fast retransmission
+     * that enough signals (a SACK under RACK, dupthres duplicate ACKs
+     * without SACK) must have released, and earlier expiries of the timer. */
+    if (!u->unseen_packets.known)
+        return;
     uint32_t fast_lost = 0, timers_lost = 0, probes_elsewhere = 0;
     bool probe_first = false;
     if (trigger != TAPO_TRIGGER_FAST) {
@@ -101,19 +105,14 @@ void tapo_retx_unseen(const tapo_retx_clues *c, const tapo_unseen_clues *u, tapo
         }
     }
     uint32_t by_timing = fast_lost + timers_lost;
-    uint32_t lost = by_timing;
-    if (u->unseen_packets.known) {
-        /* Counted packets win over timing: what timing cannot place was
-         * data above the range (a probe of another segment is none). */
-        uint32_t counted = u->unseen_packets.n;
-        uint32_t available = u->original_new ? (counted > 0 ? counted - 1 : 0) : counted;
-        available = available > probes_elsewhere ? available - probes_elsewhere : 0;
-        lost = by_timing < available ? by_timing : available;
-        out->unseen_beyond = available - lost;
-        out->inferred |= TAPO_INFERRED_BY_IP_ID;
-    } else {
-        out->inferred |= TAPO_INFERRED_BY_TIMING;
-    }
+    /* Counted packets bound what timing places: what it cannot place was
+     * data above the range (a probe of another segment is none). */
+    uint32_t counted = u->unseen_packets.n;
+    uint32_t available = u->original_new ? (counted > 0 ? counted - 1 : 0) : counted;
+    available = available > probes_elsewhere ? available - probes_elsewhere : 0;
+    uint32_t lost = by_timing < available ? by_timing : available;
+    out->unseen_beyond = available - lost;
+    out->inferred |= TAPO_INFERRED_BY_IP_ID;
     out->lost_retransmissions = lost;
     if (lost > 0) {
         out->inferred |= TAPO_INFERRED_RETX_LOST;

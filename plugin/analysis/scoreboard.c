@@ -138,6 +138,8 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     desc->found = true;
     desc->unseen = true;
     desc->dsacked = true;
+    desc->dsack_frame = lowest->dsack_frame;
+    desc->all_seen = true;
     desc->last_tx_s = lowest->last_tx_s;
     desc->dupacks_since = dupacks_now - lowest->dupacks_at_last_tx;
     desc->orig_frame = lowest->orig_frame;
@@ -152,6 +154,9 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
         }
         desc->dsacked = desc->dsacked && seg->dsacked;
         desc->unseen = desc->unseen && !seg->seen;
+        desc->all_seen = desc->all_seen && seg->seen;
+        if (seg->last_seen_s > desc->latest_seen_s)
+            desc->latest_seen_s = seg->last_seen_s;
     }
     /* Loss signals for the lowest entry: later transmissions that arrived
      * (RFC 6675 counts SACKed segments above a hole; like RACK we only count
@@ -191,7 +196,7 @@ static void remember_acked_retx(tapo_scoreboard *sb, const tapo_segment *seg)
     if (!sb->history)
         sb->history = g_new0(tapo_acked_retx, TAPO_SB_HISTORY);
     sb->history[tapo_ring_push(&sb->history_ring, TAPO_SB_HISTORY)] =
-        (tapo_acked_retx){ seg->start, seg->end, seg->first_retx_order, seg->dsacked };
+        (tapo_acked_retx){ seg->start, seg->end, seg->first_retx_order, seg->dsack_frame, seg->dsacked };
 }
 
 /* Bookkeeping shared by cumulative ACKs and SACKs for one newly delivered
@@ -275,7 +280,7 @@ static void report_duplicate(const tapo_sb_listener *listener, int64_t start, in
                              tapo_segments(end - start, mss));
 }
 
-void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
+void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss, uint32_t frame,
                    const tapo_sb_listener *listener)
 {
     if (right <= left)
@@ -285,6 +290,7 @@ void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t ms
         if (old->dsacked || old->end <= left || old->start >= right)
             continue;
         old->dsacked = true;
+        old->dsack_frame = frame;
         report_duplicate(listener, old->start, old->end, old->first_retx_order, mss);
     }
     if (tapo_sb_size(sb) == 0)
@@ -294,6 +300,7 @@ void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t ms
         if (seg->dsacked)
             continue;
         seg->dsacked = true;
+        seg->dsack_frame = frame;
         report_duplicate(listener, seg->start, seg->end, seg->first_retx_order, mss);
     }
 }

@@ -32,17 +32,18 @@
 typedef struct tapo_segment {
     int64_t start;               /* stream offset of the first byte */
     int64_t end;                 /* stream offset one past the last byte */
-    uint32_t tx_count;           /* transmissions seen; 1 = the original only */
     uint64_t last_tx_order;      /* sender's transmission counter at the last transmission */
     uint64_t first_retx_order;   /* counter at the first retransmission; 0 = never retransmitted */
     uint64_t dupacks_at_last_tx; /* peer's duplicate-ACK counter at the last transmission */
     double last_tx_s;            /* when the sender made its last transmission, sender time, seconds */
     double last_seen_s;          /* when the capture saw it, seconds */
+    uint32_t tx_count;           /* transmissions seen; 1 = the original only */
     tapo_trigger first_retx;     /* what triggered the first retransmission */
     /* Evidence links (frame numbers; 0 when the capture has no such frame). */
     uint32_t orig_frame;         /* its first transmission, when captured */
     uint32_t first_retx_frame;   /* its first retransmission, when captured */
     uint32_t signal_frame;       /* first duplicate ACK or SACK that showed it missing */
+    uint32_t dsack_frame;        /* the D-SACK that reported it received twice */
     bool seen;                   /* some transmission of it was captured (false: inferred, lost before the capture point) */
     bool sacked;                 /* covered by a SACK block (not a DSACK) */
     bool dsacked;                /* the receiver reported a duplicate copy (RFC 2883) */
@@ -53,6 +54,7 @@ typedef struct tapo_acked_retx {
     int64_t start;               /* bytes */
     int64_t end;                 /* bytes */
     uint64_t first_retx_order;   /* see tapo_segment */
+    uint32_t dsack_frame;        /* the D-SACK that reported it; 0 none yet */
     bool dsacked;                /* already reported */
 } tapo_acked_retx;
 
@@ -83,6 +85,9 @@ typedef struct tapo_sb_desc {
     uint32_t prior_tx_max;       /* most transmissions of any overlapped entry, before this one */
     tapo_trigger first_retx;     /* first retransmission trigger of the lowest retransmitted entry */
     bool dsacked;                /* every part of the range was already reported duplicate */
+    uint32_t dsack_frame;        /* then: the D-SACK that reported the lowest entry */
+    bool all_seen;               /* every overlapped entry had a transmission captured */
+    double latest_seen_s;        /* then: the latest capture time of their last transmissions, seconds */
     uint32_t sacked_sent_after;  /* segments SACKed that were sent after the lowest entry's last transmission */
     uint64_t dupacks_since;      /* duplicate ACKs received since the lowest entry's last transmission */
     double last_tx_s;            /* last transmission of the lowest entry, sender time, seconds */
@@ -144,8 +149,8 @@ void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,
 void tapo_sb_sack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
                   const tapo_sb_listener *listener, tapo_sb_feedback *fb);
 
-/* A DSACK block [left, right): the receiver got that range twice. */
-void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
+/* A DSACK block [left, right) in frame: the receiver got that range twice. */
+void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss, uint32_t frame,
                    const tapo_sb_listener *listener);
 
 /* The receiver's packet in frame showed every un-SACKed entry starting

@@ -83,7 +83,7 @@ static rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet *p, i
             right - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
             continue;
         if (is_dsack(p, i, left, right, ack, s)) {
-            tapo_sb_dsack(&s->sb, left, right, mss, listener);
+            tapo_sb_dsack(&s->sb, left, right, mss, p->frame, listener);
             continue;
         }
         if (left < ack)
@@ -113,7 +113,7 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
     tapo_sb_ack(&s->sb, ack, tapo_sender_mss(s), listener, &fb);
     s->snd_una = ack;
     s->una_advances[tapo_ring_push(&s->una_ring, TAPO_UNA_HISTORY)] =
-        (tapo_una_advance){ ack, p->time_s, p->has_timestamps, p->tsval };
+        (tapo_una_advance){ ack, p->time_s, p->frame, p->has_timestamps, p->tsval };
     s->dupacks_at_advance = s->dupacks;
     raise_dupthres(s, fb.reordering);
     tapo_ca_on_event(s, TAPO_CA_EVENT_ACK_ADVANCED);
@@ -225,7 +225,8 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     remember_view(s, p, away);
 }
 
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, bool new_payload,
+                            tapo_rx_info *rx)
 {
     memset(rx, 0, sizeof *rx);
     if (!p->header_valid)
@@ -241,9 +242,13 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
         if (!(p->flags & TAPO_TCP_ACK) && !s->syn_sent)
             s->request_pending = true;
     }
-    if (p->payload_len > 0) {
-        s->request_pending = true;
+    if (p->payload_len > 0)
         s->peer_data_unacked = true;
+    /* A request is what the sender can still answer: new payload (a copy
+     * of an answered request, a keep-alive or a window probe asks
+     * nothing), before the sender's own FIN. */
+    if (new_payload && !s->fin_sent) {
+        s->request_pending = true;
         tapo_hs_request(&s->hs);
     }
     if (p->flags & TAPO_TCP_ACK)

@@ -96,6 +96,23 @@ static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t l
     c->since_tx_s = ctx->send_time_s - desc->last_tx_s;
 }
 
+/* What proves the copy of a range unnecessary before it is sent (spec
+ * rule 1.0): a D-SACK had reported all of it already, or, with the
+ * capture at the receiver, a copy of every byte of it had been seen
+ * arriving before this copy was sent (the send time is at or before the
+ * true one: placed a whole round trip to the sender before it was seen). */
+static void prove_unnecessary(const tapo_sb_desc *desc, const tapo_send_context *ctx, tapo_tx_info *tx)
+{
+    if (desc->found && desc->dsacked) {
+        tx->proof = TAPO_PROOF_DSACK;
+        tx->proof_frame = desc->dsack_frame;
+    } else if (ctx->at_receiver && desc->found && desc->all_seen &&
+               desc->latest_seen_s + ctx->margin_s < ctx->send_time_s) {
+        tx->proof = TAPO_PROOF_ARRIVED;
+        tx->proof_frame = desc->orig_frame ? desc->orig_frame : desc->first_retx_frame;
+    }
+}
+
 static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t lo, int64_t hi,
                                   const tapo_send_context *ctx, bool original_new,
                                   tapo_tx_info *tx)
@@ -142,7 +159,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tx->lost_before = lost_before;
     tx->retrans_count = (desc.prior_tx_max ? desc.prior_tx_max : 1) + lost_before;
     tx->first_retrans = first;
-    tx->already_duplicated = desc.dsacked;
+    prove_unnecessary(&desc, ctx, tx);
     tx->orig_frame = desc.orig_frame;
     tx->first_retx_frame = desc.first_retx_frame;
     tx->signal_frame = desc.signal_frame;
@@ -151,17 +168,17 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tapo_ca_on_retransmission(s, trigger);
 }
 
-/* When the capture saw the cumulative ACK that first covered offset,
- * unless that was too long ago to remember. */
-static tapo_opt_s acked_seen(const tapo_sender *s, int64_t offset)
+/* The cumulative ACK advance the capture saw first cover offset, unless
+ * that was too long ago to remember (NULL). */
+static const tapo_una_advance *acked_by(const tapo_sender *s, int64_t offset)
 {
-    tapo_opt_s when = tapo_opt_s_none();
+    const tapo_una_advance *first = NULL;
     for (unsigned k = 0; k < s->una_ring.count; k++) {
         const tapo_una_advance *a = &s->una_advances[k];
-        if (a->to > offset && (!when.known || a->seen_s < when.s))
-            when = tapo_opt_s_of(a->seen_s);
+        if (a->to > offset && (!first || a->seen_s < first->seen_s))
+            first = a;
     }
-    return when;
+    return first;
 }
 
 /* The sender resent data the receiver had acknowledged.  At the sender, a
@@ -184,9 +201,13 @@ static void record_acked_resend(tapo_sender *s, const tapo_packet *p, int64_t st
     tx->retrans_count = run->copies;
     tx->first_retx_frame = run->copies > 1 ? run->first_frame : 0;
     tx->trigger = tx->first_retrans = TAPO_TRIGGER_TIMEOUT;
-    tx->already_duplicated = true;
-    tapo_opt_s acked = acked_seen(s, start);
-    if (!ctx->away || !acked.known || ctx->send_time_s < acked.s + ctx->margin_s)
+    /* The receiver's ACK, captured before this copy, proves it had the
+     * data whatever the capture point: it left the receiver before this
+     * copy reached it (spec rule 1.0). */
+    tx->proof = TAPO_PROOF_ACKED;
+    const tapo_una_advance *acked = acked_by(s, start);
+    tx->proof_frame = acked ? acked->frame : 0;
+    if (!ctx->away || !acked || ctx->send_time_s < acked->seen_s + ctx->margin_s)
         return;
     tx->retx_start = start;
     tx->retx_end = end < s->snd_una ? end : s->snd_una;
@@ -238,10 +259,10 @@ static void record_hole(tapo_sender *s, int64_t from, int64_t to)
 
 /* Whether new-looking data contiguous with snd_nxt is in fact the
  * retransmission of an original lost before the capture point: the sender
- * had sent data the capture never saw (counted by IP IDs, or earlier
- * inferred), and it comes after a silence only a timer ends.  Without IP
- * IDs, a full-sized last segment (more data was queued) outside a pending
- * request's answer stands for the count. */
+ * had sent data the capture never saw (counted by IP IDs proven its own,
+ * or earlier inferred from them), and it comes after a silence only a
+ * timer ends.  Timing alone proves no unseen original (spec section 8):
+ * without the IDs it is new data. */
 static bool resends_unseen_original(const tapo_sender *s, const tapo_send_context *ctx)
 {
     if (!ctx->away)
@@ -254,9 +275,7 @@ static bool resends_unseen_original(const tapo_sender *s, const tapo_send_contex
     if (ctx->silence_s < TAPO_TIMER_SLACK * timer_floor)
         return false;
     tapo_opt_count unseen = unseen_data_packets(s, ctx);
-    if (unseen.known)
-        return unseen.n >= 1;
-    return s->last_new_hints_more && !s->request_pending && s->sent_payload;
+    return unseen.known && unseen.n >= 1;
 }
 
 static void record_data_above(tapo_sender *s, const tapo_packet *p, int64_t start, int64_t end,

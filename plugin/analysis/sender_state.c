@@ -156,6 +156,8 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
         snap->loss_signals = head_dupacks > UINT32_MAX ? UINT32_MAX : (uint32_t)head_dupacks;
 
     facts->cur_spurious = false;
+    facts->spurious_proof = TAPO_PROOF_NONE;
+    facts->proof_frame = 0;
     facts->closing = false;
     facts->dsack_frame = 0;
     facts->window_open_frame = 0;
@@ -281,6 +283,11 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
     return *from < s->snd_nxt;
 }
 
+tapo_opt_s tapo_sender_last_tx(const tapo_sender *s)
+{
+    return s->tx_order > 0 ? tapo_opt_s_of(s->last_tx_s) : tapo_opt_s_none();
+}
+
 bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p)
 {
     if (!p->header_valid || p->payload_len == 0 || !s->anchored || !s->sent_payload)
@@ -313,7 +320,8 @@ void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts)
 tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
 {
     return (tapo_cur_reveals){
-        .spurious = tx->already_duplicated,
+        .spurious = tx->proof,
+        .proof_frame = tx->proof_frame,
         .acks_late = tx->acks_late,
         .lost_segments = tx->lost_before ? tx->lost_segments : 0,
     };

@@ -65,6 +65,7 @@ typedef struct tapo_peer_view {
 typedef struct tapo_una_advance {
     int64_t to;                   /* snd_una after it, stream offset */
     double seen_s;                /* when the capture saw the ACK, seconds */
+    uint32_t frame;               /* the ACK's frame */
     bool has_ts;                  /* the ACK carried a TSval */
     uint32_t tsval;               /* then: its TSval */
 } tapo_una_advance;
@@ -123,6 +124,7 @@ typedef struct tapo_send_context {
     double threshold_s;           /* stall threshold, seconds */
     double margin_s;              /* how precisely send_time_s places the packet, seconds */
     bool away;                    /* the capture point is not at the sender: its packets can be lost before it */
+    bool at_receiver;             /* it is at the receiver: what it saw arrive, the receiver had */
     tapo_opt_count unseen_packets;/* sender packets never captured since the previous one seen (IP IDs) */
 } tapo_send_context;
 
@@ -143,7 +145,8 @@ typedef struct tapo_tx_info {
     uint32_t retrans_count;       /* retransmissions of the range, this one included */
     tapo_trigger first_retrans;
     tapo_trigger trigger;
-    bool already_duplicated;      /* the receiver had the range already (DSACK, or its own ACK) */
+    tapo_spurious_proof proof;    /* how the packets show the receiver had the range already; NONE: they do not */
+    uint32_t proof_frame;         /* the frame that shows it */
     uint32_t segs_sent_after;     /* segments above the retransmitted range */
     uint64_t data_offset;         /* payload bytes before the packet's first byte */
     /* What the packet revealed about the sender at the stall's start, when
@@ -186,8 +189,11 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
 
 /* A packet from the peer; rto_s is the sender's RTO (how long hindsight
  * waits for D-SACKs); away: the capture point is away from the sender (its
- * SACK state after each ACK is kept, tapo_sender_acks_received). */
-void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx);
+ * SACK state after each ACK is kept, tapo_sender_acks_received);
+ * new_payload: p carried payload the peer had not sent before (not a
+ * keep-alive, a window probe or a copy). */
+void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, bool new_payload,
+                            tapo_rx_info *rx);
 
 /* ---- what the rest of the analysis asks -------------------------------- */
 
@@ -220,6 +226,10 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
 
 /* When the capture saw the sender's latest data, if the peer's ACK number
  * ack_raw acknowledges all of it. */
+/* When the sender's latest transmission (data, SYN or FIN; not a pure
+ * ACK) was sent, sender time; unknown before its first. */
+tapo_opt_s tapo_sender_last_tx(const tapo_sender *s);
+
 /* Whether p carries new data right where the data seen so far ends. */
 bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p);
 

@@ -4,6 +4,8 @@
  */
 #include "stall_build.h"
 
+#include "recovery.h"
+
 /* The sender's own packet. */
 static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_facts *facts)
 {
@@ -56,24 +58,35 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     cur->dir = TAPO_DIR_IN;
     cur->handshake_retransmission = resent && peer_tx->handshake;
     cur->receiver_retransmission = resent && !peer_tx->handshake;
+    /* A SYN or SYN-ACK resent by the peer's timer ends this view's stall too. */
+    cur->trigger = cur->handshake_retransmission ? peer_tx->trigger : TAPO_TRIGGER_NONE;
     cur->data_offset = in->bytes_sent;
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;
 }
 
-/* Whether the gap is a stall (spec section 3): above the threshold and the
- * minimum duration, or any retransmission a timer produced, whatever
- * rounding of its gap.  The minimum duration filters timestamp jitter; a
- * timer that fired is no jitter (on a LAN a tail-loss probe leaves after a
- * few milliseconds of silence). */
-static bool ends_stall(const tapo_snapshot *snap, double gap_s, const tapo_config *cfg)
+/* Whether the gap is a stall (spec section 3).  Never below the minimum
+ * duration (timestamp jitter, and the reactions of a stack: a FIN re-sent
+ * at once to acknowledge a simultaneous close).  Above the threshold, or
+ * a retransmission a timer produced, whatever rounding of its gap: one
+ * with no loss signal since the segment was last sent.  Sent at least the
+ * minimum RTO after the sender's previous transmission, the sender itself
+ * waited its timer, with or without an RTT sample (the 1 s initial RTO
+ * must not hide the first timeout of a capture that starts mid-connection);
+ * sooner, it is a timer's only at the threshold (a tail-loss probe at 2
+ * SRTT), else a reaction to what just arrived. */
+static bool ends_stall(const tapo_snapshot *snap, double gap_s, tapo_opt_s since_tx_s, const tapo_config *cfg)
 {
+    if (gap_s < cfg->min_stall_s)
+        return false;
     const tapo_cur *cur = &snap->cur;
-    bool timer = (cur->dir == TAPO_DIR_OUT && cur->retransmission &&
-                  (cur->trigger == TAPO_TRIGGER_TIMEOUT || cur->trigger == TAPO_TRIGGER_PROBE)) ||
-                 cur->handshake_retransmission;
-    return timer || (gap_s > snap->threshold_s && gap_s >= cfg->min_stall_s);
+    bool resent = (cur->dir == TAPO_DIR_OUT && cur->retransmission) || cur->handshake_retransmission;
+    bool timer = resent && (cur->trigger == TAPO_TRIGGER_TIMEOUT || cur->trigger == TAPO_TRIGGER_PROBE);
+    bool waited_rto_min = since_tx_s.known && since_tx_s.s >= TAPO_TIMER_SLACK * cfg->rto_min_s;
+    if (timer && (waited_rto_min || gap_s >= TAPO_TIMER_SLACK * snap->threshold_s))
+        return true;
+    return gap_s > snap->threshold_s;
 }
 
 void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_facts,
@@ -92,5 +105,5 @@ void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_fact
     if (cur->own)
         out->facts_at_packet.closing = cur->fin;
     out->bytes_at_packet = cur->bytes_sent;
-    out->stalled = ends_stall(&out->snap, before_facts->duration_s, cfg);
+    out->stalled = ends_stall(&out->snap, before_facts->duration_s, cur->since_tx_s, cfg);
 }

@@ -31,6 +31,7 @@ typedef struct tapo_cur_input {
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */
     bool syn, fin, rst;           /* it carries a SYN, a FIN, a RST */
+    tapo_opt_s since_tx_s;        /* the packet's own sender: its time since its previous transmission, seconds */
 } tapo_cur_input;
 
 /* Builds a view's snapshot and facts at the packet from those read before

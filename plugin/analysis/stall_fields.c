@@ -206,8 +206,8 @@ static void rule_line(const tapo_verdict *v, const tapo_config *cfg, char line[T
     char tree[TAPO_RULE_LINE_MAX];
     memcpy(tree, line, TAPO_RULE_LINE_MAX);
     const tapo_cause_info *info = tapo_cause_get(v->cause);
-    snprintf(line, TAPO_RULE_LINE_MAX, "%s %s: audit: %s; the tree said %s", info->rule, info->name,
-             v->audit_reason, tree);
+    snprintf(line, TAPO_RULE_LINE_MAX, "%s %s: audit: %s; the tree said %s", tapo_cause_rule(info, cfg),
+             info->name, v->audit_reason, tree);
 }
 
 /* The sender state at the stall's start (paper Table 2). */

@@ -27,14 +27,18 @@ typedef struct tapo_view_gap {
     double rto_s;
     tapo_clock_reading clock;     /* the gap and the silence before it */
     double threshold_s;           /* min(tau x SRTT, RTO) then, seconds */
+    tapo_opt_s since_tx_s;        /* p's own sender: its time since its previous transmission, seconds */
     bool candidate;               /* the gap may be a stall: a snapshot is needed */
 } tapo_view_gap;
 
 /* Reads the gap before p (sent by 'sender' when own, else by its peer)
- * for 'sender' as the analysed sender.  first: p is the connection's
- * first packet (which never ends a stall). */
+ * for 'sender' as the analysed sender. */
 void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const tapo_packet *p,
-                        bool own, bool first, const tapo_config *cfg, uint32_t turn_version,
-                        tapo_view_gap *g);
+                        bool own, const tapo_config *cfg, uint32_t turn_version, tapo_view_gap *g);
+
+/* Once both views are read (by endpoint): whether each gap may be a
+ * stall.  first: p is the connection's first packet (which never ends
+ * one). */
+void tapo_view_gaps_settle(tapo_view_gap gaps[2], const tapo_packet *p, bool first, const tapo_config *cfg);
 
 #endif /* TAPO_STALL_GAP_H */

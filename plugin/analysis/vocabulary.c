@@ -19,6 +19,12 @@
  * or "the client ..."; advice.h); the mitigation is what the paper and the
  * literature propose (docs/causes.md). */
 static const tapo_cause_info cause_table[] = {
+    [TAPO_CAUSE_ACK_DELAY] = { "ack-delay",
+        NET, true, WARN, "TAPO stall: ack-delay (spurious timeout, ACKs delayed or lost)",
+        "{sender} resent data that had arrived: the ACKs from {receiver} were late or lost; look for "
+        "delay on the path, and check that spurious timeouts are undone there (Linux: net.ipv4.tcp_frto=2)",
+        "a less aggressive minimum RTO, or undo spurious timeouts (F-RTO, Eifel)",
+        "1.0" },
     [TAPO_CAUSE_F_DOUBLE] = { "f-double",
         NET, true, WARN, "TAPO stall: f-double (a fast retransmission was lost again)",
         "{sender} lost a fast retransmission again and waited {duration} for its timeout: look for persistent loss "
@@ -55,12 +61,6 @@ static const tapo_cause_info cause_table[] = {
         "path; pacing on {sender} spreads its bursts (Linux: the fq qdisc)",
         "pacing: spread the window over the RTT to avoid burst losses",
         "1.4" },
-    [TAPO_CAUSE_ACK_DELAY] = { "ack-delay",
-        NET, true, WARN, "TAPO stall: ack-delay (spurious timeout, ACKs delayed or lost)",
-        "{sender} resent data that had arrived: the ACKs from {receiver} were late or lost; look for "
-        "delay on the path, and check that spurious timeouts are undone there (Linux: net.ipv4.tcp_frto=2)",
-        "a less aggressive minimum RTO, or undo spurious timeouts (F-RTO, Eifel)",
-        "1.5" },
     [TAPO_CAUSE_LARGE_DUPTHRES] = { "large-dupthres",
         NET, true, WARN, "TAPO stall: large-dupthres (SACKs arrived but no fast retransmit)",
         "{sender} waited {duration} for its timeout though the ACKs had reported the loss (reordering had raised "
@@ -186,7 +186,7 @@ static const char *const inferred_texts[TAPO_INFERRED_COUNT_BITS] = {
     "the original transmission was lost before the capture point",
     "earlier retransmissions were lost before the capture point",
     "counted from gaps in the sender's IP IDs",
-    "from the receiver's feedback and the sender's timer schedule",
+    "the sender's silence, longer than its retransmission timer, shows it had an ACK the capture does not show",
     "the sender had not yet received ACKs that the capture shows",
     "a delay between the capture point and the sender would look the same (packet-delay)",
     "SRTT includes the sender's side of the path, measured from turnarounds",

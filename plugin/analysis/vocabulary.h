@@ -14,18 +14,20 @@
 #include <stdbool.h>
 
 /* Stall causes, ordered by the precedence of the decision tree (spec section
- * 4).  The timeout-retransmission causes come first, in the paper's Table 5
- * order.  "undetermined" exists twice: once as the last retransmission
+ * 4).  The timeout-retransmission causes come first: a proven-spurious one
+ * (ack-delay, rule 1.0), then the paper's Table 5 order (with
+ * tapo.rule_order paper, ack-delay moves after continuous-loss, as rule
+ * 1.5: classifier.c).  "undetermined" exists twice: once as the last retransmission
  * sub-rule (category network) and once as the tree's final fallback
  * (category unknown); both show the same filter string. */
 typedef enum {
+    TAPO_CAUSE_ACK_DELAY,
     TAPO_CAUSE_F_DOUBLE,
     TAPO_CAUSE_T_DOUBLE,
     TAPO_CAUSE_TAIL,
     TAPO_CAUSE_SMALL_RWND,
     TAPO_CAUSE_SMALL_CWND,
     TAPO_CAUSE_CONTINUOUS_LOSS,
-    TAPO_CAUSE_ACK_DELAY,
     TAPO_CAUSE_LARGE_DUPTHRES,
     TAPO_CAUSE_RETRANS_UNDETERMINED,
     TAPO_CAUSE_ZERO_WINDOW,
@@ -138,7 +140,7 @@ typedef enum {
     TAPO_INFERRED_ORIGINAL_LOST = 1 << 0,   /* cur's segment was first sent in a copy lost before the capture point */
     TAPO_INFERRED_RETX_LOST = 1 << 1,       /* earlier retransmissions of it were lost before the capture point */
     TAPO_INFERRED_BY_IP_ID = 1 << 2,        /* counted from gaps in the sender's IPv4 IDs */
-    TAPO_INFERRED_BY_TIMING = 1 << 3,       /* from the timing of the receiver's feedback and the sender's timers */
+    TAPO_INFERRED_ACK_UNSEEN = 1 << 3,      /* the sender's silence shows it had an ACK the capture does not show */
     TAPO_INFERRED_ACKS_LATE = 1 << 4,       /* the sender had not yet received ACKs the capture shows */
     TAPO_INFERRED_DELAY_UNSEEN = 1 << 5,    /* a delay between the capture point and the sender would look the same */
     TAPO_INFERRED_PATH_RTT = 1 << 6,        /* SRTT and RTO include a round trip the capture measured only in part */

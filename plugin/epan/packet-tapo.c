@@ -55,6 +55,7 @@ static unsigned pref_min_stall_ms = 10;        /* milliseconds */
 static unsigned pref_episode_connections = 3;  /* connections stalled at once that make an episode, count */
 static int pref_sender = TAPO_SENDER_AUTO;
 static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
+static int pref_rule_order = TAPO_RULE_ORDER_EVIDENCE;
 static range_t *pref_server_ports;
 static tapo_bool_pref pref_analyse_always;
 
@@ -82,6 +83,7 @@ static void apply_prefs(void)
     cfg.episode_min_connections = pref_episode_connections < 2 ? 2 : pref_episode_connections;
     cfg.sender_mode = (tapo_sender_mode)pref_sender;
     cfg.vantage_mode = (tapo_vantage_mode)pref_vantage;
+    cfg.rule_order = (tapo_rule_order)pref_rule_order;
     cfg.is_server_port = is_server_port;
 }
 
@@ -216,6 +218,11 @@ static void register_prefs(void)
         { "middle", "In the middle of the path", TAPO_VANTAGE_MODE_MIDDLE },
         { NULL, NULL, 0 }
     };
+    static const enum_val_t rule_orders[] = {
+        { "evidence", "Evidence first (a proven-spurious retransmission is ack-delay)", TAPO_RULE_ORDER_EVIDENCE },
+        { "paper", "The paper's Table 5 order", TAPO_RULE_ORDER_PAPER },
+        { NULL, NULL, 0 }
+    };
     module_t *m = prefs_register_protocol(proto_tapo, apply_prefs);
     prefs_register_bool_preference(m, "analyse", "Analyse every capture",
         "Run the stall analysis on every capture read; otherwise (the default) only when "
@@ -247,6 +254,10 @@ static void register_prefs(void)
     prefs_register_enum_preference(m, "vantage", "Capture vantage",
         "Where the capture was taken, relative to the analysed sender; inferred by default "
         "from the handshake and the turnarounds", &pref_vantage, vantage_modes, false);
+    prefs_register_enum_preference(m, "rule_order", "Rule order",
+        "evidence (default): a retransmission the packets prove unnecessary (a D-SACK, or the capture at "
+        "the receiver) is ack-delay before any loss rule; paper: the paper's Table 5 order, to reproduce "
+        "its tables", &pref_rule_order, rule_orders, false);
 }
 
 void proto_register_tapo(void)

@@ -145,6 +145,7 @@ static void analyse(const tapo_frame *f, tapo_decode_result decoded, const tapo_
     double rel_s = tapo_rel_time(&rel, f);
     if (rel_s > clock_s)
         clock_s = rel_s;
+    tapo_table_frame(&table, seg, decoded);
     if (decoded == TAPO_DECODE_QUOTED) {
         tapo_table_quoted(&table, seg);
         return;
@@ -189,7 +190,7 @@ bool tapo_file_read_ahead(const char *path)
     }
     tapo_frame f;
     while (tapo_capture_next(cap, &f, &error)) {
-        tapo_segment_fields seg;
+        tapo_segment_fields seg = { .ends.family = 0 };
         tapo_decode_result decoded = f.is_packet ? tapo_decode_frame(f.encap, f.data, f.caplen, f.len, &seg)
                                                  : TAPO_DECODE_OTHER;
         analyse(&f, decoded, &seg);

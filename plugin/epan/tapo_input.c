@@ -10,6 +10,7 @@
 
 tapo_decode_result tapo_input_decode(tvbuff_t *tvb, packet_info *pinfo, tapo_segment_fields *seg)
 {
+    seg->ends.family = 0;   /* no IP, until decoded */
     if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET)
         return TAPO_DECODE_OTHER;
     unsigned caplen = tvb_captured_length(tvb);

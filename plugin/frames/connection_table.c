@@ -27,6 +27,13 @@ void tapo_table_init(tapo_conn_table *t, const tapo_config *cfg, double grace_s,
     t->keep_ended = keep_ended;
     t->hooks = hooks;
     t->last_tick_s = tapo_opt_s_none();
+    tapo_id_census_init(&t->ids);
+}
+
+void tapo_table_frame(tapo_conn_table *t, const tapo_segment_fields *seg, tapo_decode_result decoded)
+{
+    bool ipv4 = decoded != TAPO_DECODE_UNKNOWN_LINK && seg->ends.family == 4;
+    t->frame_id_order = ipv4 ? tapo_id_census_note(&t->ids, seg->ip_id) : 0;
 }
 
 /* Puts c at the tail of a queue, as active at its latest segment. */
@@ -196,6 +203,9 @@ void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, cons
     int from = tapo_flow_endpoint(&c->id, seg);
     tapo_packet p;
     tapo_flow_packet(&c->id, place->frame, place->rel_s, from, seg, &p);
+    p.census = &t->ids;
+    p.id_order = t->frame_id_order;
+    t->frame_id_order = 0;   /* noted once: a segment without its frame's note has none */
     if (!c->conv) {
         /* A segment after the state was dropped: a fresh state goes on. */
         c->conv = new_state(t->cfg);
@@ -251,4 +261,5 @@ void tapo_table_finish(tapo_conn_table *t)
         release(t, t->spare);
     g_hash_table_destroy(t->by_key);
     t->by_key = NULL;
+    tapo_id_census_destroy(&t->ids);
 }

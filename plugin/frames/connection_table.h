@@ -106,6 +106,8 @@ typedef struct tapo_conn_table {
     tapo_opt_s last_tick_s;           /* the clock when connections were last looked at */
     tapo_conn_stall *spare;           /* storage for the next possible stall */
     tapo_connection *last_hit;        /* the latest segment's connection: the next one's, often */
+    tapo_id_census ids;               /* the IPv4 IDs of every packet of the input (id_census.h) */
+    uint32_t frame_id_order;          /* the census order of the frame being read; 0 none (not IPv4) */
 } tapo_conn_table;
 
 void tapo_table_init(tapo_conn_table *t, const tapo_config *cfg, double grace_s, double idle_s,
@@ -126,7 +128,13 @@ typedef struct tapo_table_result {
  * connections whose time has come. */
 void tapo_table_tick(tapo_conn_table *t, double clock_s);
 
-/* One TCP segment, in capture order. */
+/* Every frame of the input, TCP or not, in capture order, before its
+ * segment (if any) is given to the table: its IPv4 ID goes into the
+ * census (decode.h says which, for tunnels).  Frames that are not IPv4
+ * count too (they carry no ID). */
+void tapo_table_frame(tapo_conn_table *t, const tapo_segment_fields *seg, tapo_decode_result decoded);
+
+/* One TCP segment, in capture order, after tapo_table_frame for its frame. */
 void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, const tapo_segment_fields *seg,
                         tapo_table_result *out);
 

@@ -174,6 +174,7 @@ static tapo_decode_result icmp_error(cursor c, bool v6, tapo_segment_fields *out
     inner.seq_raw = be32(c.p + 4);
     inner.ack_raw = be32(c.p + 8);
     inner.flags = (uint16_t)(((c.p[12] & 0x01) << 8) | c.p[13]);
+    inner.ip_id = out->ip_id;         /* the error's own packet, for the census */
     *out = inner;
     return TAPO_DECODE_QUOTED;
 }
@@ -212,15 +213,15 @@ static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
         return TAPO_DECODE_MALFORMED;
     if (total > c.wire)
         total = c.wire;               /* a frame shorter than its IP length: what is there */
+    out->ends.family = 4;
+    out->ip_id = be16(c.p + 4);       /* every IPv4 packet's, for the census (connection_table.h) */
     uint16_t fragment = be16(c.p + 6);
     if (fragment & 0x3fff)
         return TAPO_DECODE_OTHER;     /* a fragment: Wireshark analyses the reassembled datagram */
-    out->ends.family = 4;
     memset(out->ends.src, 0, sizeof out->ends.src);
     memset(out->ends.dst, 0, sizeof out->ends.dst);
     memcpy(out->ends.src, c.p + 12, 4);
     memcpy(out->ends.dst, c.p + 16, 4);
-    out->ip_id = be16(c.p + 4);
     uint8_t proto = c.p[9];
     if (!skip(&c, header))
         return TAPO_DECODE_TRUNCATED;
@@ -387,6 +388,8 @@ static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen
                                  bool endpoints_only, tapo_segment_fields *out)
 {
     cursor c = { data, caplen, len > caplen ? len : caplen, 0, endpoints_only };
+    out->ends.family = 0;   /* not IP until an IP header says so */
+    out->ip_id = 0;
     switch (encap) {
     case WTAP_ENCAP_ETHERNET:
         return ethernet(c, out);

@@ -34,7 +34,7 @@ static void check_fields(const tapo_verdict *v, const tapo_stall_record *rec,
     tapo_field_value fields[TAPO_F_COUNT];
     tapo_field_text text;
     tapo_stall_fields(v, sum, cfg, NULL, NULL, fields, &text);
-    const char *rule = tapo_cause_get(v->cause)->rule;
+    const char *rule = tapo_cause_rule(tapo_cause_get(v->cause), cfg);
     if (!g_str_has_prefix(fields[TAPO_F_RULE].s, rule) || fields[TAPO_F_RULE].s[strlen(rule)] != ' ')
         abort();
 }

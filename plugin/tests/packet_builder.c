@@ -15,11 +15,14 @@ void tb_init(tb *b, uint32_t client_isn, uint32_t server_isn)
     b->isn[CLIENT] = client_isn;
     b->isn[SERVER] = server_isn;
     b->scale_known = true;
+    b->next_ip_id[SERVER] = 0x8000;   /* two hosts' counters, far apart */
+    tapo_id_census_init(&b->census);
 }
 
 void tb_free(tb *b)
 {
     tapo_conv_destroy(&b->conv);
+    tapo_id_census_destroy(&b->census);
     for (unsigned i = 0; i <= TB_MAX_FRAMES; i++)
         g_free(b->records[i]);
 }
@@ -55,8 +58,11 @@ uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32
         p.sack_left_raw[i] = b->isn[1 - from] + sack[2 * i];
         p.sack_right_raw[i] = b->isn[1 - from] + sack[2 * i + 1];
     }
-    if (b->use_ip_id)
+    if (b->use_ip_id) {
         p.ip_id = ++b->next_ip_id[from];
+        p.census = &b->census;
+        p.id_order = tapo_id_census_note(&b->census, p.ip_id);
+    }
     return feed(b, &p);
 }
 
@@ -65,6 +71,8 @@ uint32_t tb_repeat_last(tb *b, double t)
     tapo_packet p = b->last;
     p.frame = ++b->frame;
     p.time_s = t;
+    if (p.census)
+        p.id_order = tapo_id_census_note(&b->census, p.ip_id);
     return feed(b, &p);
 }
 

@@ -25,7 +25,8 @@ typedef struct tb {
     uint32_t frame;                           /* last frame number */
     bool scale_known;                         /* window scale known for non-SYN packets */
     bool use_ip_id;                           /* number packets with IPv4 IDs */
-    uint16_t next_ip_id[2];                   /* next IPv4 ID of each endpoint */
+    uint16_t next_ip_id[2];                   /* next IPv4 ID of each endpoint (apart: the server's start at 0x8000) */
+    tapo_id_census census;                    /* the IDs of the bench's "capture": its packets only */
     tapo_packet last;                         /* last packet fed */
     tapo_stall_record *records[TB_MAX_FRAMES + 1]; /* by frame; NULL = no stall */
 } tb;

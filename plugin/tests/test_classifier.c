@@ -198,19 +198,38 @@ static void test_continuous_loss(void)
     g_assert_cmpint(cause_of(&s, &f), !=, TAPO_CAUSE_CONTINUOUS_LOSS);
 }
 
-/* Continuous loss precedes ack-delay; hindsight that some original arrived
- * turns it into ack-delay. */
+/* Spec rule 1.0: a retransmission the packets prove unnecessary is
+ * ack-delay before every loss rule (a double, a tail, a small window, a
+ * continuous loss), with its rule number in the decision line.  In the
+ * paper's order (rule 1.5) the loss rules come first. */
 static void test_ack_delay(void)
 {
     tapo_snapshot s; tapo_facts f;
     base(&s, &f);
     f.outstanding_all_lost = true;
     f.cur_spurious = true;
-    g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_CONTINUOUS_LOSS);
-    f.outstanding_all_lost = false;
     tapo_verdict v = tapo_classify(&s, &f, &cfg);
     g_assert_cmpint(v.cause, ==, TAPO_CAUSE_ACK_DELAY);
     g_assert_true(v.spurious);
+    char line[TAPO_RULE_LINE_MAX];
+    tapo_classify_explain(&s, &f, &cfg, line);
+    g_assert_true(g_str_has_prefix(line, "1.0 ack-delay: "));
+    s.cur.retrans_count = 2;   /* resent before: a double, were it lost */
+    g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_ACK_DELAY);
+    s.cur.retrans_count = 1;
+    s.cur.segs_sent_after = 0; /* the last segment: a tail, were it lost */
+    f.had_more_data = false;
+    g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_ACK_DELAY);
+
+    tapo_config paper = cfg;
+    paper.rule_order = TAPO_RULE_ORDER_PAPER;
+    g_assert_cmpint(tapo_classify(&s, &f, &paper).cause, ==, TAPO_CAUSE_TAIL);
+    s.cur.segs_sent_after = 8;
+    g_assert_cmpint(tapo_classify(&s, &f, &paper).cause, ==, TAPO_CAUSE_CONTINUOUS_LOSS);
+    f.outstanding_all_lost = false;
+    g_assert_cmpint(tapo_classify(&s, &f, &paper).cause, ==, TAPO_CAUSE_ACK_DELAY);
+    tapo_classify_explain(&s, &f, &paper, line);
+    g_assert_true(g_str_has_prefix(line, "1.5 ack-delay: "));
 }
 
 static void test_large_dupthres(void)
@@ -369,8 +388,8 @@ static void test_undetermined(void)
 static void test_cause_names_are_the_contract(void)
 {
     static const char *const expected[TAPO_CAUSE_COUNT] = {
-        "f-double", "t-double", "tail", "small-rwnd", "small-cwnd", "continuous-loss",
-        "ack-delay", "large-dupthres", "undetermined", "zero-window", "data-unavailable",
+        "ack-delay", "f-double", "t-double", "tail", "small-rwnd", "small-cwnd", "continuous-loss",
+        "large-dupthres", "undetermined", "zero-window", "data-unavailable",
         "resource-constraint", "client-idle", "packet-delay", "undetermined",
     };
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {

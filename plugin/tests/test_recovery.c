@@ -78,24 +78,37 @@ static tapo_unseen_estimate unseen(const tapo_retx_clues *c, double since_armed_
     return e;
 }
 
-/* By timing: the first RTO expiry leaves nothing unseen; a copy after RTO +
- * 2 RTO (0.9 s) follows one lost timeout retransmission. */
-static void test_unseen_by_timer_schedule(void)
+/* Timing alone proves no transmission (spec section 8): without IDs that
+ * count them, a copy after RTO + 2 RTO (0.9 s) or RTO + 2 RTO + 4 RTO
+ * (2.1 s) follows no lost retransmission, only a lost original. */
+static void test_timing_alone_counts_nothing(void)
 {
-    tapo_retx_clues c = clues(0.3, 0);
-    tapo_unseen_estimate e = unseen(&c, 0.3, UNCOUNTED, false);
-    g_assert_cmpuint(e.lost_retransmissions, ==, 0);
-    g_assert_true(e.inferred & TAPO_INFERRED_BY_TIMING);
-    g_assert_false(e.inferred & TAPO_INFERRED_RETX_LOST);
-    c.silence_s = 0.9;
-    e = unseen(&c, 0.9, UNCOUNTED, false);
+    for (double silence = 0.3; silence < 2.2; silence *= 2.0) {
+        tapo_retx_clues c = clues(silence, 0);
+        tapo_unseen_estimate e = unseen(&c, silence, UNCOUNTED, false);
+        g_assert_cmpuint(e.lost_retransmissions, ==, 0);
+        g_assert_cmpuint(e.unseen_beyond, ==, 0);
+        g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_TIMEOUT);
+        g_assert_cmpuint(e.inferred, ==, TAPO_INFERRED_ORIGINAL_LOST);
+    }
+}
+
+/* Where IDs count the unseen packets, timing says what they were: two
+ * unseen packets before a copy 0.9 s into the silence (RTO + 2 RTO) were
+ * one lost timeout retransmission and one packet of data above it; at
+ * 2.1 s (RTO + 2 RTO + 4 RTO) both were lost copies. */
+static void test_counted_packets_placed_by_timing(void)
+{
+    tapo_retx_clues c = clues(0.9, 0);
+    tapo_unseen_estimate e = unseen(&c, 0.9, 2, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 1);
+    g_assert_cmpuint(e.unseen_beyond, ==, 1);
     g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_TIMEOUT);
     g_assert_true(e.inferred & TAPO_INFERRED_RETX_LOST);
-    /* RTO + 2 RTO + 4 RTO = 2.1 s: two lost. */
     c.silence_s = 2.1;
-    e = unseen(&c, 2.1, UNCOUNTED, false);
+    e = unseen(&c, 2.1, 2, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 2);
+    g_assert_cmpuint(e.unseen_beyond, ==, 0);
 }
 
 /* Loss signals that reached the sender must have released a fast
@@ -104,12 +117,16 @@ static void test_unseen_by_timer_schedule(void)
 static void test_unseen_fast_retransmission(void)
 {
     tapo_retx_clues c = clues(0.3, 4);
-    tapo_unseen_estimate e = unseen(&c, 0.3, UNCOUNTED, false);
+    tapo_unseen_estimate e = unseen(&c, 0.3, 1, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 1);
     g_assert_cmpint(e.first_trigger, ==, TAPO_TRIGGER_FAST);
     /* Not when the original itself is first seen now: the signals then
-     * concern data the sender had not yet resent. */
-    e = unseen(&c, 0.3, UNCOUNTED, true);
+     * concern data the sender had not yet resent (the one unseen packet
+     * was that original). */
+    e = unseen(&c, 0.3, 1, true);
+    g_assert_cmpuint(e.lost_retransmissions, ==, 0);
+    /* Nor without IDs that count it. */
+    e = unseen(&c, 0.3, UNCOUNTED, false);
     g_assert_cmpuint(e.lost_retransmissions, ==, 0);
 }
 
@@ -132,7 +149,8 @@ int main(int argc, char **argv)
     g_test_add_func("/recovery/fast-however-late", test_fast_however_late);
     g_test_add_func("/recovery/timer-after-silence", test_timer_after_silence);
     g_test_add_func("/recovery/probe", test_probe);
-    g_test_add_func("/recovery/unseen-by-timer-schedule", test_unseen_by_timer_schedule);
+    g_test_add_func("/recovery/timing-alone-counts-nothing", test_timing_alone_counts_nothing);
+    g_test_add_func("/recovery/counted-packets-placed-by-timing", test_counted_packets_placed_by_timing);
     g_test_add_func("/recovery/unseen-fast-retransmission", test_unseen_fast_retransmission);
     g_test_add_func("/recovery/unseen-counted-by-ip-id", test_unseen_counted_by_ip_id);
     return g_test_run();

@@ -136,12 +136,12 @@ static void test_dsack_after_ack(void)
     tapo_sb_ack(&sb, 10001, MSS, &l, &fb);
     g_assert_true(fb.retransmitted_delivered);   /* Karn: no RTT sample */
     g_assert_cmpuint(tapo_sb_size(&sb), ==, 0);
-    tapo_sb_dsack(&sb, 1, 1001, MSS, &l);
+    tapo_sb_dsack(&sb, 1, 1001, MSS, 0, &l);
     g_assert_cmpuint(ev.duplicated, ==, 1);
     g_assert_cmpuint(ev.last_dup_order, ==, 42);
     g_assert_cmpuint(ev.last_dup_segments, ==, 1);
     /* Reported once only. */
-    tapo_sb_dsack(&sb, 1, 1001, MSS, &l);
+    tapo_sb_dsack(&sb, 1, 1001, MSS, 0, &l);
     g_assert_cmpuint(ev.duplicated, ==, 1);
     tapo_sb_destroy(&sb);
 }
@@ -158,7 +158,7 @@ static void test_dsack_outstanding_not_lost(void)
     g_assert_cmpuint(c.lost_out, ==, 1);
     events ev = { 0 };
     tapo_sb_listener l = { on_delivered, on_duplicated, &ev };
-    tapo_sb_dsack(&sb, 4001, 5001, MSS, &l);
+    tapo_sb_dsack(&sb, 4001, 5001, MSS, 0, &l);
     tapo_sb_count(&sb, MSS, &c);
     g_assert_cmpuint(c.retrans_out, ==, 1);
     g_assert_cmpuint(c.lost_out, ==, 0);

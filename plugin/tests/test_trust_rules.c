@@ -105,7 +105,7 @@ static void test_confidence_follows_the_caveats(void)
     g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_RTT_SAMPLE);
     /* A double resting on copies never captured. */
     audit_case_init(&a, TAPO_CAUSE_T_DOUBLE);
-    a.view.snap.inferred = TAPO_INFERRED_RETX_LOST | TAPO_INFERRED_BY_TIMING;
+    a.view.snap.inferred = TAPO_INFERRED_RETX_LOST | TAPO_INFERRED_BY_IP_ID;
     tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_INFERRED);
