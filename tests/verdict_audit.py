@@ -26,14 +26,24 @@ STALL_FIELDS = ["frame.number", "tapo.stall.cause", "tapo.stall.rule", "tapo.sta
                 "tapo.stall.spurious", "tapo.stall.confidence", "tapo.stall.caveat",
                 "tapo.stall.final"] + LINKS
 # Spec section 4: the rule that names each cause ("undetermined" is 1.7
-# after a retransmission and 7 otherwise).
+# after a retransmission and 7 otherwise; ack-delay is 1.0, and 1.5 in the
+# paper's order).
 RULES = {"f-double": {"1.1"}, "t-double": {"1.1"}, "tail": {"1.2"}, "small-rwnd": {"1.3"},
-         "small-cwnd": {"1.3"}, "continuous-loss": {"1.4"}, "ack-delay": {"1.5"},
+         "small-cwnd": {"1.3"}, "continuous-loss": {"1.4"}, "ack-delay": {"1.0", "1.5"},
          "large-dupthres": {"1.6"}, "undetermined": {"1.7", "7"}, "zero-window": {"2"},
          "data-unavailable": {"3"}, "resource-constraint": {"4"}, "client-idle": {"5"},
          "packet-delay": {"6"}}
 RETRANSMISSION_CAUSES = {"f-double", "t-double", "tail", "small-cwnd", "small-rwnd", "continuous-loss",
                          "ack-delay", "large-dupthres"}
+# The causes that say a transmission was lost.
+LOSS_CAUSES = RETRANSMISSION_CAUSES - {"ack-delay"}
+SERVER_CAUSES = {"data-unavailable", "resource-constraint"}
+# A copy sent this long after the sender's previous transmission, with no
+# loss signal since, was its timer's (spec section 3: the minimum RTO,
+# 200 ms, with a margin for the path's jitter between two packets seen
+# away from the sender), seconds.
+TIMER_WAIT_S = 0.3
+MIN_STALL_S = 0.01
 # Numbers the decision line may quote, and the field each must equal.
 QUOTED = [(r"\bin_flight (\d+)", "tapo.stall.in_flight"), (r"\bpackets_out (\d+)", "tapo.stall.packets_out"),
           (r"\bretrans_count (\d+)", "tapo.stall.retrans_count"), (r"\brwnd (\d+)", "tapo.stall.rwnd"),
@@ -48,6 +58,10 @@ FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
 # IP IDs that step by more than this between two packets of one connection
 # say nothing about what it sent (docs/algorithm.md, "IP IDs").
 ID_STEP_MAX = 64
+# A frame the capture saw twice (a span port, an "any" capture) comes
+# within this of the first, with the same IP ID; a retransmission that
+# keeps its ID (some stacks do) comes a timer later, seconds.
+DUPLICATE_WITHIN_S = 0.05
 
 PACKET_FIELDS = ["frame.number", "frame.time_relative", "tcp.stream", "tcp.srcport", "tcp.dstport", "ip.src", "ipv6.src",
                  "ip.id", "tcp.seq", "tcp.ack", "tcp.len", "tcp.flags", "tcp.window_size",
@@ -76,21 +90,25 @@ def last(value):
 
 def capture_fields(pcap, two_pass=True, packets_too=True):
     """One tshark run: every TCP frame (raw sequence numbers) and, on the
-    stall-ending ones, TAPO's fields.  Returns (packets, stalls)."""
+    stall-ending ones, TAPO's fields.  Returns (packets, stalls); with
+    packets_too, packets also holds, under the key "ids", the IPv4 IDs of
+    every frame of the capture, TCP or not, as (frame, ID, source)."""
     fields = (PACKET_FIELDS if packets_too else ["frame.number"]) + STALL_FIELDS[1:]
     args = ["-r", ts.readable(pcap), "-o", "tcp.relative_sequence_numbers:FALSE", "-T", "fields",
-            "-E", "separator=/t", "-Y", "tcp" if packets_too else "tapo.stall"]
+            "-E", "separator=/t"] + (["-Y", "tapo.stall"] if not packets_too else [])
     if two_pass:
         args.insert(0, "-2")
     for f in fields:
         args += ["-e", f]
-    packets, stalls = {}, []
+    packets, stalls, ids = {}, [], []
     for line in ts.run(args).stdout.splitlines():
         v = dict(zip(fields, line.split("\t")))
         if v.get("tapo.stall.cause"):
             stalls.append({f: v[f] for f in STALL_FIELDS})
+        if packets_too and v["ip.id"]:
+            ids.append((int(v["frame.number"]), int(last(v["ip.id"]), 16), last(v["ip.src"])))
         if not packets_too or not v["tcp.stream"] or "," in v["tcp.stream"]:
-            continue   # TCP in TCP: the inner connection is not checked here
+            continue   # not TCP, or TCP in TCP: the inner connection is not checked here
         packets[int(v["frame.number"])] = {
             "time": float(v["frame.time_relative"]), "stream": int(v["tcp.stream"]),
             "port": int(v["tcp.srcport"]), "dport": int(last(v["tcp.dstport"])),
@@ -105,6 +123,8 @@ def capture_fields(pcap, two_pass=True, packets_too=True):
             "keep_alive": bool(v["tcp.analysis.keep_alive"]),
             "retransmission": bool(v["tcp.analysis.retransmission"]),
         }
+    if packets_too:
+        packets["ids"] = ids
     return packets, stalls
 
 
@@ -130,13 +150,17 @@ class Checker:
     """Checks the stalls of one capture; fail(stall, what) reports."""
 
     def __init__(self, name, packets, fail):
+        packets = dict(packets)
+        self.ids = packets.pop("ids", [])   # (frame, IPv4 ID, source) of every frame
         self.name, self.pkts, self.report = name, packets, fail
         # Each endpoint's packets in each connection, in frame order.
         self.sent = collections.defaultdict(list)
         self.by_host = collections.defaultdict(list)
+        self.by_stream = collections.defaultdict(list)
         for f, p in sorted(self.pkts.items()):
             self.sent[(p["stream"], p["port"])].append((f, p))
             self.by_host[p["host"]].append((f, p))
+            self.by_stream[p["stream"]].append((f, p))
         self.kinds = collections.Counter()
 
     def fail(self, stall, what):
@@ -151,6 +175,8 @@ class Checker:
         if s not in self.pkts:
             return   # a tunnelled connection
         cur = self.pkts[s]
+        if cur["flags"] & RST and stall["tapo.stall.retrans_count"] and self.ends_unanswered_chain(s, cur):
+            cur = self.chain_head(s, cur)   # the reset carries its chain's cause and links
         checks = {"tapo.stall.orig_frame": self.original, "tapo.stall.prev_retrans_frame": self.earlier_retx,
                   "tapo.stall.loss_signal_frame": self.loss_signal, "tapo.stall.dsack_frame": self.dsack,
                   "tapo.stall.window_frame": self.window_closed,
@@ -163,9 +189,18 @@ class Checker:
                     self.kinds[field] += 1
         for contradiction in (self.double_yet_dsacked, self.no_loss_yet_hole, self.keep_alive_as_data,
                               self.reset_as_data, self.idle_close_as_server, self.copies_uncounted,
-                              self.copies_never_sent, self.ids_of_other_connections,
-                              self.retransmission_of_the_other_sender):
+                              self.copies_never_sent, self.ids_carried_elsewhere,
+                              self.retransmission_of_the_other_sender, self.loss_yet_proven_spurious,
+                              self.server_cause_on_a_retransmission, self.pending_after_both_closed):
             contradiction(stall, s, cur)
+
+    def check_capture(self, stalls):
+        """What no single stall shows: a stall the packets require."""
+        frames = {int(st["frame.number"]) for st in stalls}
+        for f, p in sorted(self.pkts.items()):
+            if f not in frames and self.timer_retransmission(f, p):
+                self.report("%s frame %d: a timer's retransmission (no loss signal, %.3f s after its "
+                            "sender's previous transmission) ends no stall" % (self.name, f, self.since_own(f, p)))
 
     # ---- evidence links -------------------------------------------------
 
@@ -225,7 +260,7 @@ class Checker:
         """Wireshark's own D-SACK block covering cur's bytes, after cur."""
         if not (f > s and not self.from_sender(stall, p)):
             self.fail(stall, "dsack_frame %d is no later packet of the receiver" % f)
-        if not any(before(le, cur["seq"] + cur["len"]) and before(cur["seq"], re)
+        if not any(before(le, cur["seq"] + seq_length(cur)) and before(cur["seq"], re)
                    for le, re in zip(p["dsack_le"], p["dsack_re"])):
             self.fail(stall, "dsack_frame %d has no D-SACK block over cur's bytes" % f)
 
@@ -296,19 +331,40 @@ class Checker:
         return (cur["stream"], int(stall["tapo.sender.port"]))
 
     def copies_before(self, stall, s, cur):
-        """Distinct earlier transmissions by the sender of cur's first byte
+        """Distinct earlier transmissions by the sender of cur's most often
+        sent byte, as retrans_count counts a copy that coalesces segments
         (a frame the capture duplicated, same IP ID, counts once)."""
-        first = dict(cur, len=1, flags=cur["flags"] & ~FIN)
-        copies, seen_ids = [], set()
-        for f, q in self.sent[self.sender_key(stall, cur)]:
-            if f >= s or not overlaps(q, first):
-                continue
-            key = q["id"] if q["id"] else round(q["time"], 4)
-            if key in seen_ids:
-                continue
-            seen_ids.add(key)
-            copies.append((f, q))
-        return copies
+        best = []
+        for offset in self.byte_offsets(cur):
+            byte = dict(cur, seq=(cur["seq"] + offset) % MOD, len=1, flags=cur["flags"] & ~(FIN | SYN))
+            copies = []
+            for f, q in self.sent[self.sender_key(stall, cur)]:
+                if f >= s or not overlaps(q, byte):
+                    continue
+                if any(self.same_frame(q, c) for _, c in copies):
+                    continue
+                copies.append((f, q))
+            if len(copies) > len(best):
+                best = copies
+        return best
+
+    @staticmethod
+    def same_frame(q, c):
+        """q is the capture's second sight of frame c."""
+        close = abs(q["time"] - c["time"]) <= DUPLICATE_WITHIN_S
+        return close and (q["id"] == c["id"] if q["id"] else round(q["time"], 4) == round(c["time"], 4))
+
+    def byte_offsets(self, cur):
+        """Offsets into cur where an earlier copy of the sender's may start
+        (every byte's history changes only at such a start)."""
+        if cur["len"] == 0:
+            return [0]
+        starts = {0}
+        for f, q in self.sent[(cur["stream"], cur["port"])]:
+            d = (q["seq"] - cur["seq"]) % MOD
+            if 0 < d < cur["len"]:
+                starts.add(d)
+        return sorted(starts)
 
     def double_yet_dsacked(self, stall, s, cur):
         """A D-SACK over the whole of cur's bytes, before the sender sent
@@ -320,8 +376,8 @@ class Checker:
         if not ts.normalise_bool(stall["tapo.stall.final"]):
             return
         end = cur["seq"] + cur["len"]
-        for f, q in sorted(self.pkts.items()):
-            if f <= s or q["stream"] != cur["stream"]:
+        for f, q in self.by_stream[cur["stream"]]:
+            if f <= s:
                 continue
             if q["port"] == cur["port"] and overlaps(q, cur):
                 return   # sent again: a later D-SACK may answer that copy
@@ -349,11 +405,113 @@ class Checker:
             self.fail(stall, "cur is a keep-alive, not data")
 
     def reset_as_data(self, stall, s, cur):
-        """A reset ends the connection: it is no data, late or resent."""
+        """A reset ends the connection: it is no data, late or resent; only
+        the reset that ends a chain of its sender's unanswered copies
+        carries that chain's cause (spec section 8)."""
         cause = stall["tapo.stall.cause"]
-        if cur["flags"] & RST and (cause in RETRANSMISSION_CAUSES or
-                                   cause in ("packet-delay", "data-unavailable", "resource-constraint")):
+        if not cur["flags"] & RST:
+            return
+        if cause in ("packet-delay", "data-unavailable", "resource-constraint") or \
+                (cause in RETRANSMISSION_CAUSES and not self.ends_unanswered_chain(s, cur)):
             self.fail(stall, "cur is a reset, not data")
+
+    def chain_head(self, s, cur):
+        """The reset seen as its chain's next copy: the bytes of the
+        sender's last copy, at the reset's frame, copied no further."""
+        mine = [q for f, q in self.sent[(cur["stream"], cur["port"])] if f < s and seq_length(q)]
+        last_copy = mine[-1]
+        return dict(cur, seq=last_copy["seq"], len=last_copy["len"], flags=last_copy["flags"] & ~RST,
+                    id=None, chain_end=True)
+
+    def ends_unanswered_chain(self, s, cur):
+        """cur's sender's last data before cur was a copy of earlier data,
+        and no ACK of the peer's since covered it."""
+        mine = [(f, q) for f, q in self.sent[(cur["stream"], cur["port"])] if f < s and seq_length(q)]
+        if not mine or not any(overlaps(q, mine[-1][1]) for _, q in mine[:-1]):
+            return False
+        f_last, last_copy = mine[-1]
+        end = (last_copy["seq"] + seq_length(last_copy)) % MOD
+        theirs = [q for f, q in self.by_stream[cur["stream"]] if f_last < f < s and q["port"] != cur["port"]]
+        return not any(q["flags"] & ACK and at_or_before(end, q["ack"]) for q in theirs)
+
+    def loss_yet_proven_spurious(self, stall, s, cur):
+        """A cause that says a copy was lost, on a retransmission the packets
+        prove unnecessary (spec rule 1.0): the receiver's ACK of all of
+        cur's bytes, or a D-SACK of them, captured before cur (and in two
+        passes a D-SACK after it, before any later copy)."""
+        if stall["tapo.stall.cause"] not in LOSS_CAUSES or cur["flags"] & RST or not seq_length(cur):
+            return
+        end = (cur["seq"] + seq_length(cur)) % MOD
+        final = ts.normalise_bool(stall["tapo.stall.final"])
+        for f, q in self.by_stream[cur["stream"]]:
+            if f > s and q["port"] == cur["port"] and overlaps(q, cur):
+                return   # sent again: a later D-SACK may answer that copy
+            if q["port"] == cur["port"] or (f > s and not final):
+                continue
+            acked = f < s and q["flags"] & ACK and at_or_before(end, q["ack"]) and \
+                before(cur["seq"], q["ack"]) and (q["ack"] - cur["seq"]) % MOD < 2 ** 30
+            dsacked = any(at_or_before(le, cur["seq"]) and at_or_before(end, re)
+                          for le, re in zip(q["dsack_le"], q["dsack_re"]))
+            if acked or dsacked:
+                self.fail(stall, "frame %d %s all of cur's bytes %s cur: the copy was not needed, no loss"
+                          % (f, "acknowledged" if acked else "D-SACKs", "before" if f < s else "after"))
+                return
+
+    def server_cause_on_a_retransmission(self, stall, s, cur):
+        """A retransmission (Wireshark's own flag, data that is no
+        keep-alive) is never a server cause: the server had produced that
+        data already."""
+        if stall["tapo.stall.cause"] not in SERVER_CAUSES or not cur["len"] or cur["keep_alive"]:
+            return
+        # Wireshark's flag alone can be misled (a stray SYN-ACK with another
+        # ISN): the copy must be in the capture.
+        copied = [f for f, q in self.sent[(cur["stream"], cur["port"])] if f < s and overlaps(q, cur)]
+        if cur["retransmission"] and copied:
+            self.fail(stall, "cur resends data of frame %d: a retransmission, not the server's late data" % copied[0])
+
+    def pending_after_both_closed(self, stall, s, cur):
+        """Once both endpoints sent their FIN no request waits for an
+        answer: no server cause, and no stall left unexplained that an
+        idle close explains."""
+        rule = stall["tapo.stall.rule"]
+        if not (stall["tapo.stall.cause"] in SERVER_CAUSES or rule.startswith("7 ")):
+            return
+        fins = {q["port"] for f, q in self.by_stream[cur["stream"]] if f < s and q["flags"] & FIN}
+        if len(fins) >= 2:
+            self.fail(stall, "both endpoints had sent their FIN before cur: nothing was pending")
+
+    # ---- stalls the packets require ----------------------------------------
+
+    def since_own(self, f, p):
+        """Capture time since p's sender's previous transmission (data,
+        SYN or FIN) in its connection."""
+        earlier = [q for g, q in self.sent[(p["stream"], p["port"])] if g < f and seq_length(q)]
+        return p["time"] - earlier[-1]["time"] if earlier else 0.0
+
+    def timer_retransmission(self, f, p):
+        """p resends data, a SYN or a FIN of its sender's with no loss
+        signal since that was last sent (no duplicate ACK, no SACK above
+        it), the minimum RTO after its sender's previous transmission and
+        at least the minimum stall duration after the connection's
+        previous packet: its timer's, so a stall (spec section 3)."""
+        if not p["retransmission"] or not seq_length(p) or p["keep_alive"] or p["flags"] & RST:
+            return False   # Wireshark flags every copy of data sent before
+        mine = [(g, q) for g, q in self.sent[(p["stream"], p["port"])] if g < f]
+        copies = [(g, q) for g, q in mine if overlaps(q, p)]
+        if not copies or self.since_own(f, p) < TIMER_WAIT_S:
+            return False
+        if any(q["id"] is not None and q["id"] == p["id"] for _, q in copies):
+            return False   # the same packet seen twice
+        last_sent = copies[-1][0]
+        stream = [(g, q) for g, q in self.by_stream[p["stream"]] if g < f]
+        if not stream or p["time"] - stream[-1][1]["time"] < MIN_STALL_S:
+            return False
+        for g, q in stream:
+            if g <= last_sent or q["port"] == p["port"]:
+                continue
+            if q["dupack"] or any(before(p["seq"], re) for re in q["sack_re"]):
+                return False   # a loss signal: a fast retransmission, not a timer's
+        return True
 
     def idle_close_as_server(self, stall, s, cur):
         """The sender's FIN after all it had sent was acknowledged and the
@@ -383,15 +541,17 @@ class Checker:
         retransmissions the count must include."""
         if stall["tapo.stall.cause"] not in RETRANSMISSION_CAUSES or not stall["tapo.stall.retrans_count"]:
             return
-        copies = len(self.copies_before(stall, s, cur))
+        copies = len(self.copies_before(stall, s, cur)) - (1 if cur.get("chain_end") else 0)
         if int(stall["tapo.stall.retrans_count"]) < copies:
             self.fail(stall, "retrans_count %s, yet %d earlier copies of cur's bytes were captured"
                       % (stall["tapo.stall.retrans_count"], copies))
 
     def copies_never_sent(self, stall, s, cur):
-        """Copies lost before the capture point need packets: where the
-        sender's IP IDs step by one from its last copy seen to cur, it
-        sent nothing in between."""
+        """Copies lost before the capture point need packets, and proof of
+        them (spec section 8): the sender's IP IDs from its last copy seen
+        to cur must skip one ID per copy, an ID no other packet of the
+        capture carried; where they step by one, it sent nothing in
+        between.  Without IDs nothing proves a copy."""
         if stall["tapo.stall.cause"] not in RETRANSMISSION_CAUSES or not stall["tapo.stall.retrans_count"]:
             return
         copies = self.copies_before(stall, s, cur)
@@ -400,8 +560,9 @@ class Checker:
         # that link names the first copy is checked above).
         original_seen = bool(stall["tapo.stall.orig_frame"]) or (copies and stall["tapo.vantage"] == "sender")
         seen_retransmissions = len(copies) - (1 if original_seen and copies else 0)
-        claimed_unseen = int(stall["tapo.stall.retrans_count"]) - 1 - seen_retransmissions
-        if claimed_unseen <= 0 or cur["id"] is None:
+        cur_copies = 0 if cur.get("chain_end") else 1   # a reset ending a chain is no copy itself
+        claimed_unseen = int(stall["tapo.stall.retrans_count"]) - cur_copies - seen_retransmissions
+        if claimed_unseen <= 0 or cur.get("chain_end"):
             return
         start = copies[-1][0] if copies else None
         mine = [(f, q) for f, q in self.sent[self.sender_key(stall, cur)]
@@ -410,19 +571,41 @@ class Checker:
             mine = mine[-2:]
         ids = [q["id"] for _, q in mine]
         if len(ids) < 2 or any(i is None for i in ids):
+            self.fail(stall, "retrans_count %s counts %d copies never captured, and no IP IDs prove them"
+                      % (stall["tapo.stall.retrans_count"], claimed_unseen))
             return
         steps = [(b - a) % 65536 for a, b in zip(ids, ids[1:])]
         if all(step == 1 for step in steps):
             self.fail(stall, "retrans_count %s counts %d copies never captured, yet the sender's IP IDs "
                       "step by one from frame %d to cur: it sent nothing in between"
                       % (stall["tapo.stall.retrans_count"], claimed_unseen, mine[0][0]))
+            return
+        # Timing never proves a copy: each needs an ID no other packet took.
+        proven = 0
+        for (fa, qa), (fb, qb) in zip(mine, mine[1:]):
+            step = (qb["id"] - qa["id"]) % 65536
+            if 1 < step <= ID_STEP_MAX + 1:
+                proven += step - 1 - len(self.carried_between(fa, qa["id"], fb, qb["id"]))
+        if proven < claimed_unseen:
+            self.fail(stall, "retrans_count %s counts %d copies never captured; the sender's IP IDs from frame "
+                      "%d prove %d unseen packets" % (stall["tapo.stall.retrans_count"], claimed_unseen,
+                                                      mine[0][0], proven))
 
-    def ids_of_other_connections(self, stall, s, cur):
-        """IDs missing between two packets of this connection that the same
-        host's other connections carried were not this connection's: a
-        count of unseen copies from them reads another connection's
-        traffic."""
-        if "IP IDs" not in stall["tapo.stall.inferred"] or cur["id"] is None:
+    def carried_between(self, f0, id0, f1, id1):
+        """IDs strictly between id0 and id1 that some other frame of the
+        capture, whatever its addresses, carried between frames f0 and f1."""
+        gap = (id1 - id0) % 65536 - 1
+        return {i for f, i, _ in self.ids if f0 < f < f1 and 0 < (i - id0) % 65536 <= gap}
+
+    def ids_carried_elsewhere(self, stall, s, cur):
+        """A count of unseen packets from the IDs missing since the sender's
+        previous packet is proven only where no other packet of the
+        capture carried one of them (spec section 8): hosts number all
+        their connections from one counter, VPN endpoints many
+        addresses'."""
+        unseen_claimed = stall["tapo.stall.inferred"]
+        if "IP IDs" not in unseen_claimed or "lost before the capture point" not in unseen_claimed \
+                or cur["id"] is None:
             return
         mine = [(f, q) for f, q in self.sent[self.sender_key(stall, cur)] if f < s and q["id"] is not None]
         if not mine:
@@ -431,12 +614,10 @@ class Checker:
         gap = (cur["id"] - q0["id"]) % 65536 - 1
         if gap <= 0 or gap > ID_STEP_MAX:
             return
-        elsewhere = {q["id"] for f, q in self.by_host[cur["host"]]
-                     if f0 < f < s and q["stream"] != cur["stream"] and q["id"] is not None
-                     and 0 < (q["id"] - q0["id"]) % 65536 <= gap}
-        if len(elsewhere) == gap:
-            self.fail(stall, "the %d IP IDs missing since frame %d were all the host's other connections'"
-                      % (gap, f0))
+        elsewhere = self.carried_between(f0, q0["id"], s, cur["id"])
+        if elsewhere:
+            self.fail(stall, "of the %d IP IDs missing since frame %d, %d were carried by other packets of the "
+                      "capture: they count no unseen packet of this sender" % (gap, f0, len(elsewhere)))
 
     def retransmission_of_the_other_sender(self, stall, s, cur):
         """Data Wireshark itself calls a retransmission, sent by the
@@ -454,4 +635,5 @@ def audit_capture(name, pcap, fail, two_pass=True):
     checker = Checker(name, packets, fail)
     for stall in stalls:
         checker.check(stall)
+    checker.check_capture(stalls)
     return checker, len(stalls)

@@ -76,7 +76,7 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
     if (!v->sender_role_known)
         c |= TAPO_CAVEAT_NO_HANDSHAKE;
     if (snap->inferred & (TAPO_INFERRED_ORIGINAL_LOST | TAPO_INFERRED_RETX_LOST | TAPO_INFERRED_ACKS_LATE |
-                          TAPO_INFERRED_DELAY_UNSEEN))
+                          TAPO_INFERRED_DELAY_UNSEEN | TAPO_INFERRED_ACK_UNSEEN))
         c |= TAPO_CAVEAT_INFERRED;
     if (snap->capture_gap)
         c |= TAPO_CAVEAT_CAPTURE_GAP;

@@ -74,6 +74,11 @@ static void note_rwnd(trace *tr, const tapo_snapshot *snap, uint32_t segments)
  * retransmission stall; the tree has no finer rule for it. */
 static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
 {
+    if (cur->dir == TAPO_DIR_OUT && cur->gives_up) {
+        note(tr, "the sender reset the connection when its timer expired again: it ends the chain of its "
+                 "unanswered retransmissions");
+        return true;
+    }
     if (cur->dir == TAPO_DIR_OUT && cur->retransmission) {
         note(tr, "retransmission by the sender");
         return true;

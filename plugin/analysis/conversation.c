@@ -235,6 +235,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
         tapo_cur_input cur = {
             .own = s == p->from, .tx = tx, .payload = p->payload_len > 0,
             .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
+            .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
@@ -257,7 +258,10 @@ static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap ga
 {
     int s = 1 - p->from;
     tapo_stall_view *view = &rec->view[s];
-    if (view->stalled)
+    /* A stall the receiver's own timer ended (its SYN or data resent)
+     * is that timer's, wherever the sender's packets fall. */
+    bool receivers_timer = view->snap.cur.handshake_retransmission || view->snap.cur.receiver_retransmission;
+    if (view->stalled && !receivers_timer)
         tapo_sender_watch_gap(&c->ep[s].tx, &view->facts_final, gaps[s].time_s - gaps[s].clock.gap_s,
                               gaps[s].time_s, view->snap.threshold_s);
 }
@@ -270,15 +274,19 @@ bool tapo_conv_is_over(const tapo_conv *c)
 }
 
 /* Once the connection is over, free the per-flow containers (state stays
- * bounded on long captures of many flows). */
+ * bounded on long captures of many flows), but not while hindsight still
+ * waits on a sender's stalls after a close: the D-SACK of a last copy
+ * comes with the final ACKs, after its ACK (the table drops the state
+ * after its grace period in any case).  After a reset nothing more comes. */
 static void release_if_over(tapo_conv *c, const tapo_packet *p)
 {
     if (p->header_valid && (p->flags & TAPO_TCP_RST))
         c->rst_seen = true;
-    if (tapo_conv_is_over(c)) {
-        tapo_sender_release(&c->ep[0].tx);
-        tapo_sender_release(&c->ep[1].tx);
-    }
+    if (!tapo_conv_is_over(c))
+        return;
+    for (int e = 0; e < 2; e++)
+        if (c->rst_seen || !tapo_sender_watching(&c->ep[e].tx))
+            tapo_sender_release(&c->ep[e].tx);
 }
 
 /* What a SYN with another initial sequence number does; false: p belongs

@@ -196,7 +196,8 @@ static void remember_acked_retx(tapo_scoreboard *sb, const tapo_segment *seg)
     if (!sb->history)
         sb->history = g_new0(tapo_acked_retx, TAPO_SB_HISTORY);
     sb->history[tapo_ring_push(&sb->history_ring, TAPO_SB_HISTORY)] =
-        (tapo_acked_retx){ seg->start, seg->end, seg->first_retx_order, seg->dsack_frame, seg->dsacked };
+        (tapo_acked_retx){ seg->start, seg->end, seg->first_retx_order, seg->tx_count, seg->dsack_frame,
+                           seg->dsacked };
 }
 
 /* Bookkeeping shared by cumulative ACKs and SACKs for one newly delivered
@@ -336,4 +337,15 @@ void tapo_sb_count(const tapo_scoreboard *sb, uint32_t mss, tapo_sb_counts *coun
                 counts->lost_out += n;
         }
     }
+}
+
+uint32_t tapo_sb_acked_transmissions(const tapo_scoreboard *sb, int64_t start, int64_t end)
+{
+    uint32_t most = 1;
+    for (unsigned k = 0; sb->history && k < sb->history_ring.count; k++) {
+        const tapo_acked_retx *old = &sb->history[k];
+        if (old->start < end && start < old->end && old->tx_count > most)
+            most = old->tx_count;
+    }
+    return most;
 }

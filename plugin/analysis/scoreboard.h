@@ -54,6 +54,7 @@ typedef struct tapo_acked_retx {
     int64_t start;               /* bytes */
     int64_t end;                 /* bytes */
     uint64_t first_retx_order;   /* see tapo_segment */
+    uint32_t tx_count;           /* transmissions before it was acknowledged, count */
     uint32_t dsack_frame;        /* the D-SACK that reported it; 0 none yet */
     bool dsacked;                /* already reported */
 } tapo_acked_retx;
@@ -160,6 +161,10 @@ void tapo_sb_dsack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t ms
 void tapo_sb_signal(tapo_scoreboard *sb, int64_t below, uint32_t frame);
 
 void tapo_sb_count(const tapo_scoreboard *sb, uint32_t mss, tapo_sb_counts *counts);
+
+/* The most transmissions an acknowledged, retransmitted range overlapping
+ * [start, end) had, among those remembered; 1 (the original) when none. */
+uint32_t tapo_sb_acked_transmissions(const tapo_scoreboard *sb, int64_t start, int64_t end);
 
 /* Number of entries currently held (for tests and the memory bound). */
 unsigned tapo_sb_size(const tapo_scoreboard *sb);

@@ -13,6 +13,12 @@ static bool newer_than_echo(const tapo_clock_peer *q, const tapo_clock_packet *p
     return p->own && p->has_ts && q->has_ts && (int32_t)(q->tsval - p->tsecr) > 0;
 }
 
+/* Or p resends data the receiver packet (or an earlier one) acknowledged. */
+static bool unheard(const tapo_clock_peer *q, const tapo_clock_packet *p)
+{
+    return p->own && p->unheard_from_s.known && q->t_s >= p->unheard_from_s.s;
+}
+
 /* Nothing can be on its way to the sender (a peer packet, or a capture at
  * the sender) and no peer packet lies after p: the gap runs from the
  * latest packet and the silence from the latest peer packet, without
@@ -49,7 +55,7 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
     }
     for (unsigned i = 0; i < k->peer_ring.count; i++) {
         const tapo_clock_peer *q = &k->peers[i];
-        if (q->t_s > received_by || (in_flight_s > 0.0 && newer_than_echo(q, p)))
+        if (q->t_s > received_by || (in_flight_s > 0.0 && (newer_than_echo(q, p) || unheard(q, p))))
             continue;   /* still on its way to the sender */
         if (!last_peer.known || q->t_s > last_peer.s)
             last_peer = tapo_opt_s_of(q->t_s);

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "optional.h"
 #include "ring.h"
 
 #define TAPO_CLOCK_PEER_RECENT 8      /* receiver packets remembered, count */
@@ -65,13 +66,15 @@ typedef struct tapo_clock_packet {
     uint32_t tsecr;                   /* its TSecr: for the sender's packets, the newest receiver TSval it had */
     double in_flight_s;               /* the sender's packets: receiver packets up to this much later were on their way */
     double margin_s;                  /* how precisely t_s places a sender packet, seconds */
+    tapo_opt_s unheard_from_s;        /* the sender's packets: receiver packets seen from then on had not reached it (it resends what they acknowledge) */
 } tapo_clock_packet;
 
 /* Reads the clock for a packet.  For the sender's packets, receiver
  * packets up to in_flight_s later were still on their way to it, except
  * those within margin_s (the sender packet's placement is only that
  * precise: it may answer them), and so were any whose TSval is newer than
- * the one it echoes (lost or late on the way).  Anything later still means
+ * the one it echoes (lost or late on the way) and any seen from
+ * unheard_from_s on.  Anything later still means
  * the file went back in time: then the gap is 0, measured from the latest
  * packet. */
 void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r);

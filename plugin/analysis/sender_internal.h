@@ -34,4 +34,8 @@ void tapo_sender_note_segment(tapo_sender *s, uint32_t payload_len);
  * moved is a loss signal for it. */
 void tapo_sender_describe_range(const tapo_sender *s, int64_t lo, int64_t hi, tapo_sb_desc *desc);
 
+/* The cumulative ACK advance the capture saw first cover offset, unless
+ * that was too long ago to remember (NULL). */
+const tapo_una_advance *tapo_sender_acked_by(const tapo_sender *s, int64_t offset);
+
 #endif /* TAPO_SENDER_INTERNAL_H */

@@ -115,6 +115,7 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
     s->una_advances[tapo_ring_push(&s->una_ring, TAPO_UNA_HISTORY)] =
         (tapo_una_advance){ ack, p->time_s, p->frame, p->has_timestamps, p->tsval };
     s->dupacks_at_advance = s->dupacks;
+    s->tx_order_at_advance = s->tx_order;
     raise_dupthres(s, fb.reordering);
     tapo_ca_on_event(s, TAPO_CA_EVENT_ACK_ADVANCED);
     tapo_hs_acked(&s->hs, s->snd_una, p->time_s, rto_s);

@@ -168,19 +168,6 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tapo_ca_on_retransmission(s, trigger);
 }
 
-/* The cumulative ACK advance the capture saw first cover offset, unless
- * that was too long ago to remember (NULL). */
-static const tapo_una_advance *acked_by(const tapo_sender *s, int64_t offset)
-{
-    const tapo_una_advance *first = NULL;
-    for (unsigned k = 0; k < s->una_ring.count; k++) {
-        const tapo_una_advance *a = &s->una_advances[k];
-        if (a->to > offset && (!first || a->seen_s < first->seen_s))
-            first = a;
-    }
-    return first;
-}
-
 /* The sender resent data the receiver had acknowledged.  At the sender, a
  * needless resend.  Away from it, when the ACK was seen well before the
  * sender resent the data (not merely on its way), proof that the ACK had
@@ -198,14 +185,15 @@ static void record_acked_resend(tapo_sender *s, const tapo_packet *p, int64_t st
         *run = (tapo_resend_run){ start, end, 1, p->frame };
     }
     tx->kind = TAPO_TX_RETRANSMISSION;
-    tx->retrans_count = run->copies;
+    /* Copies made before the ACK came count too. */
+    tx->retrans_count = tapo_sb_acked_transmissions(&s->sb, start, end) - 1 + run->copies;
     tx->first_retx_frame = run->copies > 1 ? run->first_frame : 0;
     tx->trigger = tx->first_retrans = TAPO_TRIGGER_TIMEOUT;
     /* The receiver's ACK, captured before this copy, proves it had the
      * data whatever the capture point: it left the receiver before this
      * copy reached it (spec rule 1.0). */
     tx->proof = TAPO_PROOF_ACKED;
-    const tapo_una_advance *acked = acked_by(s, start);
+    const tapo_una_advance *acked = tapo_sender_acked_by(s, start);
     tx->proof_frame = acked ? acked->frame : 0;
     if (!ctx->away || !acked || ctx->send_time_s < acked->seen_s + ctx->margin_s)
         return;
@@ -218,6 +206,34 @@ static void record_acked_resend(tapo_sender *s, const tapo_packet *p, int64_t st
     tx->segs_sent_after = tapo_segments(s->snd_nxt - tx->retx_end, tapo_sender_mss(s)) + s->unseen_beyond;
     if (ctx->silence_s >= TAPO_TIMER_SLACK * ctx->threshold_s)
         tapo_ca_on_event(s, TAPO_CA_EVENT_TIMEOUT);
+}
+
+/* A reset after the timer's copies of the outstanding head went
+ * unanswered (nothing acknowledged since its last copy) is the sender
+ * giving up at its timer's next expiry: it ends that chain and carries
+ * its cause (spec section 8).  The tx fields then describe the head as
+ * the chain left it. */
+static void record_give_up(tapo_sender *s, tapo_tx_info *tx)
+{
+    if (s->snd_nxt <= s->snd_una)
+        return;
+    tapo_sb_desc head;
+    tapo_sender_describe_range(s, s->snd_una, s->snd_una + 1, &head);
+    bool timer_chain = head.first_retx == TAPO_TRIGGER_TIMEOUT || head.first_retx == TAPO_TRIGGER_PROBE ||
+                       s->ca_state == TAPO_CA_LOSS;
+    if (!head.found || head.prior_tx_max < 2 || !timer_chain || s->tx_order_at_advance >= s->tx_order)
+        return;
+    tx->gives_up = true;
+    tx->retx_start = s->snd_una;
+    tx->retx_end = s->snd_una + 1;
+    tx->retrans_count = head.prior_tx_max - 1;
+    tx->first_retrans = head.first_retx;
+    tx->trigger = TAPO_TRIGGER_TIMEOUT;
+    tx->orig_frame = head.orig_frame;
+    tx->first_retx_frame = head.first_retx_frame;
+    tx->signal_frame = head.signal_frame;
+    tx->segs_sent_after = tapo_segments(s->snd_nxt - s->snd_una, tapo_sender_mss(s));
+    tx->segs_sent_after = tx->segs_sent_after > 0 ? tx->segs_sent_after - 1 : 0;
 }
 
 /* New data [lo, end) sent at 'seen' (NULL: inferred from what followed,
@@ -338,6 +354,8 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
         tx->kind = TAPO_TX_WINDOW_PROBE;
         return;
     }
+    if (p->flags & TAPO_TCP_RST)
+        record_give_up(s, tx);
     if (end == start)
         return;   /* a pure ACK carries nothing of the sender's stream */
     s->tx_order++;

@@ -283,6 +283,31 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
     return *from < s->snd_nxt;
 }
 
+const tapo_una_advance *tapo_sender_acked_by(const tapo_sender *s, int64_t offset)
+{
+    const tapo_una_advance *first = NULL;
+    for (unsigned k = 0; k < s->una_ring.count; k++) {
+        const tapo_una_advance *a = &s->una_advances[k];
+        if (a->to > offset && (!first || a->seen_s < first->seen_s))
+            first = a;
+    }
+    return first;
+}
+
+tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p)
+{
+    int64_t from, to;
+    if (!tapo_sender_resends(s, p, &from, &to) || from >= s->snd_una)
+        return tapo_opt_s_none();
+    const tapo_una_advance *a = tapo_sender_acked_by(s, from);
+    return a ? tapo_opt_s_of(a->seen_s) : tapo_opt_s_none();
+}
+
+bool tapo_sender_outstanding(const tapo_sender *s)
+{
+    return s->anchored && s->snd_nxt > s->snd_una;
+}
+
 tapo_opt_s tapo_sender_last_tx(const tapo_sender *s)
 {
     return s->tx_order > 0 ? tapo_opt_s_of(s->last_tx_s) : tapo_opt_s_none();
@@ -310,6 +335,11 @@ tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw)
 void tapo_sender_watch(tapo_sender *s, tapo_facts *facts, bool window_closed)
 {
     tapo_hs_open(&s->hs, facts, s->snd_una, s->snd_nxt, s->tx_order, window_closed);
+}
+
+bool tapo_sender_watching(const tapo_sender *s)
+{
+    return tapo_hs_open_count(&s->hs) > 0;
 }
 
 void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts)

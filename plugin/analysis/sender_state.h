@@ -95,6 +95,7 @@ typedef struct tapo_sender {
     uint32_t dupthres;            /* duplicate-ACK threshold, segments */
     uint64_t dupacks;             /* duplicate ACKs received, running count */
     uint64_t dupacks_at_advance;  /* value of dupacks when snd_una last advanced */
+    uint64_t tx_order_at_advance; /* value of tx_order then */
     uint64_t tx_order;            /* transmissions, seen or inferred, running count */
     double last_tx_s;             /* when the latest transmission seen was sent, sender time, seconds */
     double last_seen_s;           /* when the capture saw it, seconds */
@@ -147,6 +148,7 @@ typedef struct tapo_tx_info {
     tapo_trigger trigger;
     tapo_spurious_proof proof;    /* how the packets show the receiver had the range already; NONE: they do not */
     uint32_t proof_frame;         /* the frame that shows it */
+    bool gives_up;                /* a reset after unanswered timer copies of the head: the chain's end (retx fields describe the head) */
     uint32_t segs_sent_after;     /* segments above the retransmitted range */
     uint64_t data_offset;         /* payload bytes before the packet's first byte */
     /* What the packet revealed about the sender at the stall's start, when
@@ -226,6 +228,15 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
 
 /* When the capture saw the sender's latest data, if the peer's ACK number
  * ack_raw acknowledges all of it. */
+/* When the capture saw the receiver's ACK that covers data p resends:
+ * a sender resends only what it has not seen acknowledged, so that ACK
+ * and the receiver's packets after it had not reached it (unknown: p
+ * resends nothing acknowledged, or the ACK is too old to remember). */
+tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p);
+
+/* Whether the sender has data outstanding (sent, not acknowledged). */
+bool tapo_sender_outstanding(const tapo_sender *s);
+
 /* When the sender's latest transmission (data, SYN or FIN; not a pure
  * ACK) was sent, sender time; unknown before its first. */
 tapo_opt_s tapo_sender_last_tx(const tapo_sender *s);
@@ -263,6 +274,9 @@ void tapo_sender_snapshot_behind(const tapo_sender *s, const tapo_acks_received 
 /* Revises facts, a stall's final facts that live as long as its record,
  * with what later packets show about the state as it stands now. */
 void tapo_sender_watch(tapo_sender *s, tapo_facts *facts, bool window_closed);
+
+/* Whether some stall's facts are still revised (hindsight is open). */
+bool tapo_sender_watching(const tapo_sender *s);
 
 /* Stops revising facts (the packet turned out to end no stall). */
 void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts);

@@ -44,6 +44,8 @@ typedef struct tapo_cur {
     bool rst;                       /* it carries a RST */
     bool receiver_retransmission;   /* the receiver re-sent its own data */
     bool window_probe;              /* sender keep-alive or zero-window probe */
+    bool acks_all;                  /* from the receiver: it acknowledged all the sender had outstanding */
+    bool gives_up;                  /* the sender's reset after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
     tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */
     tapo_trigger trigger;           /* trigger of this transmission */

@@ -11,9 +11,10 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
 {
     const tapo_tx_info *tx = in->tx;
     tapo_cur *cur = &snap->cur;
-    bool resent = tx->kind == TAPO_TX_RETRANSMISSION;
+    bool resent = tx->kind == TAPO_TX_RETRANSMISSION || tx->gives_up;
     cur->dir = TAPO_DIR_OUT;
     cur->new_data = tx->new_data;
+    cur->gives_up = tx->gives_up;
     cur->retransmission = resent && !tx->handshake;
     cur->handshake_retransmission = resent && tx->handshake;
     cur->window_probe = tx->kind == TAPO_TX_WINDOW_PROBE;
@@ -49,6 +50,29 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
     tapo_facts_add_cur(facts, &reveals);
 }
 
+/* A sender with data outstanding retransmits it when its timer expires,
+ * within its RTO (no backoff is running while nothing was resent).  One
+ * that stayed silent far longer, until the receiver's packet that
+ * acknowledges everything, had the ACK already: the capture does not show
+ * it (spec section 8, "the sender's silence").  Its state at the stall's
+ * start is then nothing outstanding. */
+static void acked_in_silence(tapo_snapshot *snap, double gap_s)
+{
+    const tapo_cur *cur = &snap->cur;
+    bool no_recovery = snap->retrans_out == 0 &&
+                       (snap->ca_state == TAPO_CA_OPEN || snap->ca_state == TAPO_CA_DISORDER);
+    double timer_bound_s = TAPO_SILENCE_RTOS * snap->rto_s;
+    if (timer_bound_s < TAPO_SILENCE_FLOOR_S)
+        timer_bound_s = TAPO_SILENCE_FLOOR_S;
+    if (cur->dir != TAPO_DIR_IN || !cur->acks_all || snap->packets_out == 0 || !no_recovery ||
+        snap->window_closed_frame != 0 || gap_s < timer_bound_s)
+        return;
+    snap->packets_out = 0;
+    snap->sacked_out = 0;
+    snap->holes = 0;
+    snap->inferred |= TAPO_INFERRED_ACK_UNSEEN;
+}
+
 /* A packet from the sender's peer. */
 static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_facts *facts)
 {
@@ -61,9 +85,11 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     /* A SYN or SYN-ACK resent by the peer's timer ends this view's stall too. */
     cur->trigger = cur->handshake_retransmission ? peer_tx->trigger : TAPO_TRIGGER_NONE;
     cur->data_offset = in->bytes_sent;
+    cur->acks_all = in->acks_all;
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;
+    acked_in_silence(snap, facts->duration_s);
 }
 
 /* Whether the gap is a stall (spec section 3).  Never below the minimum

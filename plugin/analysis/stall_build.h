@@ -21,12 +21,21 @@
 #include "sender_state.h"
 #include "stall.h"
 
+/* A sender silent this many of its RTOs, and at least this long, with data
+ * outstanding and no retransmission, had the ACK (stall_build.c): its
+ * timer would have fired within one RTO; the margin covers an RTO the
+ * capture underestimates, and 3 s is the longest first timeout of any
+ * standard stack (RFC 1122's initial RTO). */
+#define TAPO_SILENCE_RTOS 3.0
+#define TAPO_SILENCE_FLOOR_S 3.0      /* seconds */
+
 /* The packet that ended the gap, as the view's sender saw it. */
 typedef struct tapo_cur_input {
     bool own;                     /* sent by the view's sender */
     const tapo_tx_info *tx;       /* what it was to the endpoint that sent it */
     bool payload;                 /* it carries data bytes */
     bool window_opened;           /* from the peer: it opened the sender's closed window */
+    bool acks_all;                /* from the peer: after it, the sender has nothing outstanding */
     bool away;                    /* the capture point is away from the sender */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */

@@ -15,6 +15,7 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
         .t_s = g->time_s, .own = own, .frame = p->frame,
         .has_ts = p->header_valid && p->has_timestamps, .tsval = p->tsval, .tsecr = p->tsecr,
         .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
+        .unheard_from_s = own ? tapo_sender_acked_before_resend(&sender->tx, p) : tapo_opt_s_none(),
     };
     tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
     const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
