@@ -108,11 +108,20 @@ def compare(name, sender_pcap, other_pcap, sidecar, vantage):
             t.unobservable.append("%s: sender frame %d (%s) begins its connection at the %s"
                                   % (name, frame, cause, vantage))
             continue
+        if cause in carry.LOSS_CAUSES and carry.unprovable_loss(there, other_rows):
+            t.unobservable.append("%s: sender frame %d (%s): every earlier copy was lost before the %s, "
+                                  "and no IP IDs prove it was sent" % (name, frame, cause, vantage))
+            continue
         if held.holds(*info[frame]):
             t.unobservable.append("%s: sender frame %d (%s): its ending packet was held after the %s"
                                   % (name, frame, cause, vantage))
             unobservable[frame] = (cause, prev, there)
             continue
+        if cause in carry.LOSS_CAUSES and carry.ack_seen_then_lost(there, other_rows,
+                                                                   lambda f: back.frame(f) is not None):
+            # The vantage saw the ACK the path then lost: it proves the copy
+            # unnecessary, which the sender could not know.
+            cause = "ack-delay"
         t.reached[cause] += 1
         if there in seen:
             matched_there.add(there)

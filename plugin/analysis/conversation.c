@@ -239,7 +239,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
-            .since_tx_s = gaps[s].since_tx_s,
+            .since_tx_s = gaps[s].since_tx_s, .rto_min_s = cfg->rto_min_s,
         };
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)

@@ -386,6 +386,7 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
     memset(tx, 0, sizeof *tx);
     if (!p->header_valid)
         return;
+    tx->unseen_counted = ctx->unseen_packets.known;
     take_packet(s, p, ctx, tx);
     s->peer_data_unacked = false;   /* the packet acknowledges what the peer sent */
 }

@@ -144,6 +144,7 @@ void tapo_sender_snapshot(const tapo_sender *s, tapo_snapshot *snap, tapo_facts 
     snap->rwnd_scale_known = s->rwnd_scale_known;
     snap->request_pending = s->request_pending;
     snap->sent_payload = s->sent_payload;
+    snap->queued_more = s->last_new_hints_more;
     snap->window_closed_frame = s->window_closed_frame;
     snap->capture_gap = s->capture_missed;
     /* Loss signals for the head of the window: SACKed segments, or without

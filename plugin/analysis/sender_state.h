@@ -161,6 +161,7 @@ typedef struct tapo_tx_info {
     bool acks_late;               /* it resent data the receiver had acknowledged: those ACKs had not reached the sender */
     uint32_t packets_out_at_sender;/* then: segments the sender had outstanding */
     unsigned inferred;            /* tapo_inferred bits */
+    bool unseen_counted;          /* the sender's IP IDs counted (proven) what it sent unseen before this packet */
     /* Evidence about the retransmitted range (frame numbers; 0 none captured). */
     uint32_t orig_frame;          /* its first transmission */
     uint32_t first_retx_frame;    /* its first retransmission, the one whose trigger first_retrans is */

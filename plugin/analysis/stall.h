@@ -45,6 +45,7 @@ typedef struct tapo_cur {
     bool receiver_retransmission;   /* the receiver re-sent its own data */
     bool window_probe;              /* sender keep-alive or zero-window probe */
     bool acks_all;                  /* from the receiver: it acknowledged all the sender had outstanding */
+    bool may_resend_unseen;         /* new data that may resend an original lost before the capture point, unprovable either way */
     bool gives_up;                  /* the sender's reset after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
     tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */
@@ -82,6 +83,7 @@ typedef struct tapo_snapshot {
     bool rwnd_scale_known;          /* the window scale is known (handshake captured) */
     bool request_pending;           /* the receiver sent payload after the sender's last payload */
     bool sent_payload;              /* the sender had sent payload before */
+    bool queued_more;               /* the sender's latest new segment was full-sized or used up the window: more was queued */
     uint32_t window_closed_frame;   /* evidence: the receiver's packet that closed the window in force; 0 open */
     bool capture_gap;               /* the capture missed some of the sender's data before the stall */
     bool clock_trouble;             /* the capture's clock went backwards or jumped in the connection before it */

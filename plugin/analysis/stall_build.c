@@ -28,6 +28,13 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
     cur->loss_signal_frame = tx->signal_frame;
     if (in->away && tx->new_data && snap->packets_out == 0)
         snap->inferred |= TAPO_INFERRED_DELAY_UNSEEN;
+    /* Mid-response, after a full segment (more was queued) and a silence
+     * as long as a retransmission timer: the sender paused, or this
+     * resends an original lost before the capture point; only its IP IDs
+     * could tell, and they do not (spec section 8: timing proves nothing). */
+    bool timer_silence = in->since_tx_s.known && in->since_tx_s.s >= TAPO_TIMER_SLACK * in->rto_min_s;
+    cur->may_resend_unseen = in->away && tx->kind == TAPO_TX_NEW && snap->packets_out == 0 && !tx->unseen_counted &&
+                             snap->queued_more && !snap->request_pending && timer_silence;
     if (!resent)
         return;
     /* What the retransmission revealed about the sender at the stall's
@@ -64,8 +71,9 @@ static void acked_in_silence(tapo_snapshot *snap, double gap_s)
     double timer_bound_s = TAPO_SILENCE_RTOS * snap->rto_s;
     if (timer_bound_s < TAPO_SILENCE_FLOOR_S)
         timer_bound_s = TAPO_SILENCE_FLOOR_S;
+    /* A receiver that reported a hole (SACK) saw a loss: not this case. */
     if (cur->dir != TAPO_DIR_IN || !cur->acks_all || snap->packets_out == 0 || !no_recovery ||
-        snap->window_closed_frame != 0 || gap_s < timer_bound_s)
+        snap->sacked_out != 0 || snap->holes != 0 || snap->window_closed_frame != 0 || gap_s < timer_bound_s)
         return;
     snap->packets_out = 0;
     snap->sacked_out = 0;

@@ -41,6 +41,7 @@ typedef struct tapo_cur_input {
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */
     bool syn, fin, rst;           /* it carries a SYN, a FIN, a RST */
     tapo_opt_s since_tx_s;        /* the packet's own sender: its time since its previous transmission, seconds */
+    double rto_min_s;             /* the minimum RTO (preference), seconds */
 } tapo_cur_input;
 
 /* Builds a view's snapshot and facts at the packet from those read before

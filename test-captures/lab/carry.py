@@ -13,6 +13,14 @@ saying why when the other vantage cannot show that stall: its packet never
 reached the vantage (lost before it), the capture there begins with it
 (the first packet of a connection ends no stall), or the path held it after
 the vantage on its way to the sender (a delay the capture point never saw).
+A loss carried where the receiver's ACK of the segment was seen before the
+copy and the path lost it after the vantage becomes `ack-delay`: that vantage proves the copy
+unnecessary, which the sender could not know (spec rule 1.0).
+A loss carried where the capture cannot prove it becomes `undetermined`:
+every earlier copy of the segment was lost before the vantage and the
+sender's packets carry no IP IDs there (IPv6): nothing there shows a
+transmission before the one seen, and timing alone proves none (spec
+section 8), so the true verdict there is that no rule holds.
 
     carry.py SENDER.pcap SENDER.expected OTHER.pcap OTHER.expected VANTAGE [SIDECAR.lab.json]
 """
@@ -22,6 +30,9 @@ import subprocess
 import sys
 
 SERVER_PORT = "8080"
+# The causes that say a transmission was lost (spec section 4, rule 1).
+LOSS_CAUSES = {"f-double", "t-double", "tail", "small-cwnd", "small-rwnd", "continuous-loss",
+               "large-dupthres"}
 # What a vantage may call a silence that a delay after it caused: the delay
 # (when the capture proves an ACK was late) or an application pause.
 UNSEEN_DELAY_CAUSES = ["packet-delay", "resource-constraint", "data-unavailable"]
@@ -64,6 +75,23 @@ def key_ack_raw(key):
     return int(key[IDENTITY_FIELDS.index("tcp.ack_raw") - 1] or 0)
 
 
+def key_field(key, name):
+    return key[IDENTITY_FIELDS.index(name) - 1]
+
+
+def unprovable_loss(other_frame, other_rows):
+    """The packet of other_frame resends a segment no earlier copy of which
+    reached this capture, and its sender carries no IP IDs to count the
+    copies lost before it (IPv6, or IDs left 0)."""
+    keys = dict((f, k) for f, _, _, k in other_rows)
+    key = keys.get(other_frame)
+    if key is None or int(key_field(key, "ip.id") or "0", 16) != 0:
+        return False
+    src, seq = key_srcport(key), key_field(key, "tcp.seq_raw")
+    return not any(f < other_frame and key_srcport(k) == src and key_field(k, "tcp.seq_raw") == seq
+                   for f, k in keys.items())
+
+
 class HeldPackets:
     """The data receiver's packets that the path held after a vantage on
     their way to the data sender (from the relay log)."""
@@ -82,6 +110,27 @@ class HeldPackets:
             return False
         rel_ack = (key_ack_raw(key) - self.isns[stream][self.sender]) % 2**32
         return (stream, rel_ack) in self.held
+
+
+def ack_seen_then_lost(other_frame, other_rows, reached_sender):
+    """At this vantage, before the data sender's packet of other_frame, a
+    receiver packet acknowledged all of it and never reached the sender
+    (reached_sender(frame) is False: the path lost it after the vantage).
+    The vantage then proves the copy unnecessary, which the sender could
+    not know (spec rule 1.0)."""
+    rows = {f: (s, k) for f, _, s, k in other_rows}
+    if other_frame not in rows:
+        return False
+    stream, key = rows[other_frame]
+    length = int(key_field(key, "tcp.len") or 0) + (1 if int(key_field(key, "tcp.flags"), 16) & 1 else 0)
+    end = (int(key_field(key, "tcp.seq_raw")) + length) % 2**32
+    src = key_srcport(key)
+    for f, (s, k) in rows.items():
+        if f >= other_frame or s != stream or key_srcport(k) == src or reached_sender(f):
+            continue
+        if (key_ack_raw(k) - end) % 2**32 < 2**30:
+            return True
+    return False
 
 
 class FrameMap:
@@ -128,7 +177,8 @@ def widen_one_pass(rest):
     return "%s\t%s\t%s" % (cause, "|".join(allowed), reason)
 
 
-def carry_line(line, frames, vantage, firsts=(), held=lambda frame: False):
+def carry_line(line, frames, vantage, firsts=(), held=lambda frame: False, unprovable=lambda frame: False,
+               ack_lost_after=lambda frame: False):
     """One expected line carried to the other vantage (a comment when that
     vantage cannot show the stall; see the module's description)."""
     where, rest = line.split("\t", 1)
@@ -157,6 +207,13 @@ def carry_line(line, frames, vantage, firsts=(), held=lambda frame: False):
         return note + "\n?%d\t%s\t%s\t%s" % (
             released, allowed, allowed, "the silence may show here, ended by the data that ACK "
             "released: without proof that it was late, an application pause looks the same")
+    cause, _, reason = rest.split("\t", 2)
+    if set(cause.split("|")) <= LOSS_CAUSES and ack_lost_after(int(where)):
+        return "%d\tack-delay\tack-delay\t%s; the %s saw the receiver's ACK of it, which the path lost after " \
+               "it: the copy was unnecessary (spec rule 1.0)" % (carried, reason, vantage)
+    if set(cause.split("|")) <= LOSS_CAUSES and unprovable(carried):
+        return "%d\tundetermined\tundetermined\t%s; at the %s every earlier copy was lost before the capture " \
+               "point and no IP IDs prove it was sent (spec section 8): no rule holds" % (carried, reason, vantage)
     return "%d\t%s" % (carried, rest)
 
 
@@ -190,6 +247,7 @@ def carry(sender_pcap, sender_expected, other_pcap, other_expected, vantage, sid
             firsts.add(frame)
     stream_of = {f: s for f, _, s, _ in sender_rows}
     holding = HeldPackets(sidecar or {}, vantage)
+    back = FrameMap([(f, k) for f, _, _, k in other_rows], [(f, k) for f, _, _, k in sender_rows])
     def held(frame):
         return frame in stream_of and holding.holds(stream_of[frame], frames.key[frame])
     out = []
@@ -201,7 +259,10 @@ def carry(sender_pcap, sender_expected, other_pcap, other_expected, vantage, sid
             elif line.startswith("#"):
                 out.append(line.replace(".pcap:", ".pcap (at the sender):", 1))
             elif line.strip():
-                out.append(carry_line(line, frames, vantage, firsts, held))
+                out.append(carry_line(line, frames, vantage, firsts, held,
+                                      lambda frame: unprovable_loss(frame, other_rows),
+                                      lambda frame: ack_seen_then_lost(frames.frame(frame), other_rows,
+                                                                       lambda f: back.frame(f) is not None)))
     out = drop_claimed_optionals(out)
     out.insert(2, "# carried by test-captures/lab/carry.py to the same packets in the capture "
                   "taken at the %s" % vantage)
