@@ -38,11 +38,15 @@ static bool same_header(const tapo_seen_packet *a, const tapo_seen_packet *b)
 
 bool tapo_quirks_is_duplicate(const tapo_capture_quirks *q, const tapo_seen_packet *p)
 {
-    double window = p->ip_id ? TAPO_DUPLICATE_WINDOW_ID_S : TAPO_DUPLICATE_WINDOW_S;
+    bool occupies = p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN));
+    bool peer_since = false;   /* a packet of the other endpoint came after the one compared */
     for (unsigned k = 0; k < q->ring.count; k++) {
-        const tapo_seen_packet *seen = &q->recent[k];
+        const tapo_seen_packet *seen = &q->recent[tapo_ring_newest(&q->ring, TAPO_RECENT_PACKETS, k)];
+        double window = p->ip_id ? TAPO_DUPLICATE_WINDOW_ID_S
+                      : occupies && !peer_since ? TAPO_DUPLICATE_WINDOW_UNANSWERED_S : TAPO_DUPLICATE_WINDOW_S;
         if (same_header(seen, p) && fabs(p->time_s - seen->time_s) < window)
             return true;
+        peer_since = peer_since || seen->from != p->from;
     }
     return false;
 }

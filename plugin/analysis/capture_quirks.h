@@ -19,8 +19,14 @@
  * a TCP retransmission always gets a new IP ID. */
 #define TAPO_DUPLICATE_WINDOW_ID_S 0.05
 /* Without an IP ID, only identical copies closer than this are one frame:
- * back-to-back duplicate ACKs of a fast link can be 10 us apart. */
+ * back-to-back duplicate ACKs of a fast link can be 10 us apart... */
 #define TAPO_DUPLICATE_WINDOW_S 0.000005
+/* ...but a segment that occupies sequence space (data, SYN, FIN) is sent
+ * again only by a timer or in answer to the peer.  With nothing from the
+ * peer in between, an identical copy this close is the capture's (a router
+ * seen on both its interfaces): no retransmission timer fires that soon
+ * (Linux's tail-loss probe waits 10 ms at least). */
+#define TAPO_DUPLICATE_WINDOW_UNANSWERED_S 0.001
 /* A gap longer than this is more likely the capture's clock jumping (a
  * merged file, a clock step) than a connection idle that long; it still
  * counts, with a note. */

@@ -162,6 +162,9 @@ static bool is_ack_delay(const tapo_facts *facts, trace *tr)
         note(tr, "the receiver already had the data: the capture at the receiver saw it arrive%s before "
              "this copy was sent", frame);
         break;
+    case TAPO_PROOF_ECHO:
+        note(tr, "the receiver already had the data: its ACK%s echoes the timestamp of an earlier copy", frame);
+        break;
     default:
         note(tr, "the receiver already had the data (spurious retransmission)");
         break;
@@ -230,7 +233,14 @@ static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts, t
  * head of its first response. */
 static bool is_data_unavailable(const tapo_snapshot *snap, trace *tr)
 {
-    if (snap->packets_out != 0 || snap->cur.dir != TAPO_DIR_OUT)
+    if (snap->packets_out != 0)
+        return false;
+    if (snap->cur.dir == TAPO_DIR_IN && snap->cur.reveals_data && snap->request_pending) {
+        note(tr, "nothing outstanding; the sender's answer to a pending request, seen only through the "
+                 "receiver's ACK of it");
+        return true;
+    }
+    if (snap->cur.dir != TAPO_DIR_OUT)
         return false;
     if (snap->request_pending) {
         note(tr, "nothing outstanding; the sender answers a pending request");
@@ -261,8 +271,14 @@ static bool is_pause_or_unseen_loss(const tapo_snapshot *snap, trace *tr)
  * window open: the application did not feed TCP. */
 static bool is_resource_constraint(const tapo_snapshot *snap, trace *tr)
 {
-    if (snap->packets_out != 0 || snap->cur.dir != TAPO_DIR_OUT || !snap->cur.new_data ||
-        snap->request_pending)
+    if (snap->packets_out != 0 || snap->request_pending)
+        return false;
+    if (snap->cur.dir == TAPO_DIR_IN && snap->cur.reveals_data && snap->sent_payload) {
+        note(tr, "nothing outstanding; new data in the middle of a response, seen only through the receiver's "
+                 "ACK of it");
+        return true;
+    }
+    if (snap->cur.dir != TAPO_DIR_OUT || !snap->cur.new_data)
         return false;
     note(tr, "nothing outstanding; new data in the middle of a response");
     return true;

@@ -92,6 +92,14 @@ static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoin
     tapo_handshake_note(&c->handshake, p, &timing);
     if (timing.turnaround)
         add_turnaround(c, self, timing.turnaround_s, TAPO_TURN_HANDSHAKE);
+    if (timing.syn_ack_unseen) {
+        /* One direction only: the handshake's round trip is the path's,
+         * both endpoints' first sample. */
+        for (int e = 0; e < 2; e++)
+            if (c->ep[e].rtt.samples == 0)
+                tapo_rtt_sample(&c->ep[e].rtt, timing.syn_round_trip_s, cfg->rto_min_s);
+        return;
+    }
     tapo_basis basis;
     if (!timing.syn_round_trip || self->rtt.samples != 1 ||
         tapo_endpoint_vantage(self, peer, cfg, &basis) == TAPO_VANTAGE_SENDER)
@@ -236,6 +244,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .own = s == p->from, .tx = tx, .payload = p->payload_len > 0,
             .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
             .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
+            .reveals_data = s != p->from && rx->revealed_bytes > 0,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
@@ -282,6 +291,8 @@ static void release_if_over(tapo_conv *c, const tapo_packet *p)
 {
     if (p->header_valid && (p->flags & TAPO_TCP_RST))
         c->rst_seen = true;
+    else if (p->header_valid && (p->flags & TAPO_TCP_SYN))
+        c->rst_seen = false;   /* a SYN retried after a reset refused it: the handshake starts again */
     if (!tapo_conv_is_over(c))
         return;
     for (int e = 0; e < 2; e++)

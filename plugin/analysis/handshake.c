@@ -51,5 +51,14 @@ void tapo_handshake_note(tapo_handshake *h, const tapo_packet *p, tapo_handshake
             timing->syn_round_trip = true;
             timing->syn_round_trip_s = p->time_s - h->syn_s;
         }
+    } else if (ack && !(p->flags & TAPO_TCP_RST) && h->syn_seen && p->from == h->initiator.e && !h->syn_ack_seen &&
+               !h->acked) {
+        /* The initiator acknowledges a SYN-ACK the capture never saw (it
+         * sees one direction only): SYN to ACK is still the round trip
+         * of the path, as Wireshark's initial RTT counts it. */
+        h->acked = true;
+        timing->syn_round_trip = true;
+        timing->syn_round_trip_s = p->time_s - h->syn_s;
+        timing->syn_ack_unseen = true;
     }
 }

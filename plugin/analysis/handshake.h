@@ -41,6 +41,7 @@ typedef struct tapo_handshake_timing {
     double turnaround_s;          /* ...this long after the capture point saw it, seconds */
     bool syn_round_trip;          /* p acknowledges the SYN-ACK: the initiator's SYN... */
     double syn_round_trip_s;      /* ...was answered this long after it was seen here (Wireshark's initial RTT), seconds */
+    bool syn_ack_unseen;          /* with syn_round_trip: the capture never saw the SYN-ACK (one direction only) */
 } tapo_handshake_timing;
 
 /* Notes p (sent by endpoint 'from'). */

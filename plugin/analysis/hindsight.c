@@ -56,7 +56,34 @@ void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_
     tapo_tracker *t = TRACKER(hs, n - 1);
     t->cur_start = start;
     t->cur_end = end;
+    t->cur_has_ts = r->has_ts;
+    t->cur_tsval = r->tsval;
+    t->arrival_unanswered = r->arrival_unanswered;
+    t->arrived_frame = r->arrived_frame;
     tapo_facts_add_cur(t->facts, r);
+}
+
+/* cur is proven unnecessary now (how, by which frame). */
+static void prove_spurious(tapo_tracker *t, tapo_spurious_proof how, uint32_t frame)
+{
+    if (t->facts->cur_spurious)
+        return;
+    t->facts->cur_spurious = true;
+    t->facts->spurious_proof = how;
+    t->facts->proof_frame = frame;
+    if (how == TAPO_PROOF_DSACK)
+        t->facts->dsack_frame = frame;
+}
+
+void tapo_hs_peer_answered(tapo_hindsight *hs)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->arrival_unanswered) {
+            prove_spurious(t, TAPO_PROOF_ARRIVED, t->arrived_frame);
+            t->arrival_unanswered = false;
+        }
+    }
 }
 
 /* Answers "did the sender have more data?" for every tracker still asking. */
@@ -145,12 +172,8 @@ void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
                 t->dup_start = start;
                 t->dup_end = end;
             }
-            if (t->dup_start <= t->cur_start && t->dup_end >= t->cur_end) {
-                t->facts->cur_spurious = true;
-                t->facts->spurious_proof = TAPO_PROOF_DSACK;
-                t->facts->proof_frame = frame;
-                t->facts->dsack_frame = frame;
-            }
+            if (t->dup_start <= t->cur_start && t->dup_end >= t->cur_end)
+                prove_spurious(t, TAPO_PROOF_DSACK, frame);
         }
         if (!overlaps(start, end, t->una0, t->nxt0))
             continue;
@@ -172,11 +195,21 @@ void tapo_hs_window_opened(tapo_hindsight *hs, uint32_t frame)
     }
 }
 
-void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s)
+void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s, const tapo_ack_echo *echo)
 {
     unsigned i = 0;
     while (i < tapo_hs_open_count(hs)) {
         tapo_tracker *t = TRACKER(hs, i);
+        /* Eifel (RFC 3522): the first ACK of a resent range echoes the
+         * copy's TSval when the copy filled the hole, an older one when an
+         * earlier copy had arrived already (a duplicate does not update
+         * the receiver's TS.Recent, RFC 7323 4.3). */
+        bool covers_cur = t->cur_end > t->cur_start && snd_una >= t->cur_end;
+        if (covers_cur && !t->cur_acked) {
+            t->cur_acked = true;
+            if (t->cur_has_ts && echo->has_ts && (int32_t)(t->cur_tsval - echo->tsecr) > 0)
+                prove_spurious(t, TAPO_PROOF_ECHO, echo->frame);
+        }
         if (!t->acked.known && snd_una >= t->nxt0 && snd_una >= t->cur_end)
             t->acked = tapo_opt_s_of(now_s);
         /* DSACKs for the window arrive about one RTT after its last copy;

@@ -38,7 +38,9 @@ typedef enum {
     TAPO_PROOF_NONE,
     TAPO_PROOF_DSACK,           /* a D-SACK covered all of it (this copy, or an earlier one) */
     TAPO_PROOF_ACKED,           /* an ACK covering it was captured before this copy */
-    TAPO_PROOF_ARRIVED          /* the capture at the receiver saw an earlier copy arrive before this one was sent */
+    TAPO_PROOF_ARRIVED,         /* the capture at the receiver saw an earlier copy arrive before this one was sent,
+                                   and the receiver's TCP answered after it */
+    TAPO_PROOF_ECHO             /* the ACK that covered it echoes a timestamp older than this copy's (RFC 3522) */
 } tapo_spurious_proof;
 
 /* The facts of a stall that hindsight may revise. */
@@ -62,6 +64,11 @@ typedef struct tapo_facts {
 typedef struct tapo_cur_reveals {
     tapo_spurious_proof spurious;/* how the packets show the receiver had its data already; NONE: they do not */
     uint32_t proof_frame;       /* the frame that shows it */
+    bool arrival_unanswered;    /* the capture at the receiver saw an earlier copy arrive, and the receiver had not
+                                   answered since (hindsight confirms it once it does) */
+    uint32_t arrived_frame;     /* then: that copy's frame; 0 not captured */
+    bool has_ts;                /* the copy carried a TSval: */
+    uint32_t tsval;             /* then: it, for the echo of the ACK that covers it */
     bool acks_late;             /* data it resent had arrived: the ACKs had not reached the sender */
     uint32_t lost_segments;     /* retransmitted segments lost before the capture point, outstanding then */
 } tapo_cur_reveals;
@@ -94,6 +101,11 @@ typedef struct tapo_tracker {
     bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
     bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
+    bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
+    bool cur_has_ts;            /* cur carried a TSval: */
+    uint32_t cur_tsval;         /* then: it */
+    bool arrival_unanswered;    /* an earlier copy seen arriving, unconfirmed (tapo_cur_reveals) */
+    uint32_t arrived_frame;     /* then: its frame */
 } tapo_tracker;
 
 /* The latest stall a receiver packet ended, on the sender's timeline. */
@@ -152,8 +164,20 @@ void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
 /* The peer's packet in frame opened its closed window again. */
 void tapo_hs_window_opened(tapo_hindsight *hs, uint32_t frame);
 
-/* snd_una advanced; closes trackers whose questions are settled. */
-void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s);
+/* What the ACK that moved snd_una echoed (its TSecr). */
+typedef struct tapo_ack_echo {
+    bool has_ts;
+    uint32_t tsecr;
+    uint32_t frame;
+} tapo_ack_echo;
+
+/* snd_una advanced, by the ACK with echo; closes trackers whose questions
+ * are settled. */
+void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s, const tapo_ack_echo *echo);
+
+/* The peer sent a packet: its TCP is alive, so what the capture at the
+ * receiver saw arrive before, it had. */
+void tapo_hs_peer_answered(tapo_hindsight *hs);
 
 /* Watches the gap of a stall a receiver packet ended (replacing the one
  * watched before). */

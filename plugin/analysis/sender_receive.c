@@ -118,9 +118,30 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
     s->tx_order_at_advance = s->tx_order;
     raise_dupthres(s, fb.reordering);
     tapo_ca_on_event(s, TAPO_CA_EVENT_ACK_ADVANCED);
-    tapo_hs_acked(&s->hs, s->snd_una, p->time_s, rto_s);
+    tapo_ack_echo echo = { p->has_timestamps, p->tsecr, p->frame };
+    tapo_hs_acked(&s->hs, s->snd_una, p->time_s, rto_s, &echo);
     *karn_forbids = fb.retransmitted_delivered;
     return candidate_of(&fb);
+}
+
+/* The receiver acknowledged data the capture never saw (it missed it, or
+ * sees one direction only): the sender sent it, and it arrived.  It is the
+ * sender's payload (the sender answered what was pending, and had more to
+ * send than the stall before it knew). */
+static void reveal_unseen_data(tapo_sender *s, int64_t ack, tapo_rx_info *rx)
+{
+    int64_t from = s->snd_nxt > s->data_start ? s->snd_nxt : s->data_start;
+    uint32_t missed = tapo_segments(ack - s->snd_nxt, tapo_sender_mss(s));
+    s->capture_missed = true;
+    s->unseen_beyond = s->unseen_beyond > missed ? s->unseen_beyond - missed : 0;
+    s->snd_nxt = ack;
+    if (ack <= from)
+        return;
+    rx->revealed_bytes = (uint64_t)(ack - from);
+    s->payload_bytes += rx->revealed_bytes;
+    s->sent_payload = true;
+    s->request_pending = false;
+    tapo_hs_new_data(&s->hs);
 }
 
 /* RFC 5681: same ACK, no data, no window change, data outstanding. */
@@ -184,10 +205,7 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     if (ack > s->snd_nxt) {
         if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
             return;   /* nonsense: ignore the whole ACK */
-        uint32_t missed = tapo_segments(ack - s->snd_nxt, tapo_sender_mss(s));
-        s->capture_missed = true;   /* the receiver had data the capture never saw */
-        s->unseen_beyond = s->unseen_beyond > missed ? s->unseen_beyond - missed : 0;
-        s->snd_nxt = ack;   /* the capture missed some of our data */
+        reveal_unseen_data(s, ack, rx);
     }
     feedback_ctx fc = { &s->hs, p->frame };
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
@@ -252,6 +270,8 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
         s->request_pending = true;
         tapo_hs_request(&s->hs);
     }
+    s->peer_last_seen_s = p->time_s;
+    tapo_hs_peer_answered(&s->hs);
     if (p->flags & TAPO_TCP_ACK)
         process_ack(s, p, rto_s, away, rx);
 }

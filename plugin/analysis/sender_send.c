@@ -100,16 +100,28 @@ static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t l
  * rule 1.0): a D-SACK had reported all of it already, or, with the
  * capture at the receiver, a copy of every byte of it had been seen
  * arriving before this copy was sent (the send time is at or before the
- * true one: placed a whole round trip to the sender before it was seen). */
-static void prove_unnecessary(const tapo_sb_desc *desc, const tapo_send_context *ctx, tapo_tx_info *tx)
+ * true one: placed a whole round trip to the sender before it was seen)
+ * and the receiver's TCP answered something since: it was alive to take
+ * it (a host that never answers again may have dropped it after the
+ * capture point).  Unanswered yet, hindsight confirms it when the
+ * receiver answers. */
+static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, const tapo_send_context *ctx,
+                              tapo_tx_info *tx)
 {
     if (desc->found && desc->dsacked) {
         tx->proof = TAPO_PROOF_DSACK;
         tx->proof_frame = desc->dsack_frame;
-    } else if (ctx->at_receiver && desc->found && desc->all_seen &&
-               desc->latest_seen_s + ctx->margin_s < ctx->send_time_s) {
+        return;
+    }
+    if (!(ctx->at_receiver && desc->found && desc->all_seen && desc->latest_seen_s + ctx->margin_s < ctx->send_time_s))
+        return;
+    uint32_t arrived = desc->orig_frame ? desc->orig_frame : desc->first_retx_frame;
+    if (s->peer_last_seen_s > desc->latest_seen_s) {
         tx->proof = TAPO_PROOF_ARRIVED;
-        tx->proof_frame = desc->orig_frame ? desc->orig_frame : desc->first_retx_frame;
+        tx->proof_frame = arrived;
+    } else {
+        tx->arrival_unanswered = true;
+        tx->arrived_frame = arrived;
     }
 }
 
@@ -159,7 +171,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tx->lost_before = lost_before;
     tx->retrans_count = (desc.prior_tx_max ? desc.prior_tx_max : 1) + lost_before;
     tx->first_retrans = first;
-    prove_unnecessary(&desc, ctx, tx);
+    prove_unnecessary(s, &desc, ctx, tx);
     tx->orig_frame = desc.orig_frame;
     tx->first_retx_frame = desc.first_retx_frame;
     tx->signal_frame = desc.signal_frame;
@@ -387,6 +399,8 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
     if (!p->header_valid)
         return;
     tx->unseen_counted = ctx->unseen_packets.known;
+    tx->has_ts = p->has_timestamps;
+    tx->tsval = p->tsval;
     take_packet(s, p, ctx, tx);
     s->peer_data_unacked = false;   /* the packet acknowledges what the peer sent */
 }

@@ -353,6 +353,10 @@ tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
     return (tapo_cur_reveals){
         .spurious = tx->proof,
         .proof_frame = tx->proof_frame,
+        .arrival_unanswered = tx->arrival_unanswered,
+        .arrived_frame = tx->arrived_frame,
+        .has_ts = tx->has_ts,
+        .tsval = tx->tsval,
         .acks_late = tx->acks_late,
         .lost_segments = tx->lost_before ? tx->lost_segments : 0,
     };

@@ -86,6 +86,7 @@ typedef struct tapo_sender {
     tapo_ring view_ring;
     tapo_resend_run acked_resend; /* the latest resends of acknowledged data */
     bool peer_data_unacked;       /* the peer sent payload since the sender's latest packet: it owes an ACK */
+    double peer_last_seen_s;      /* when the capture saw the peer's latest packet, seconds; 0 none */
     int64_t data_start;           /* stream offset of the first payload byte */
     uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */
     tapo_scoreboard sb;
@@ -148,6 +149,10 @@ typedef struct tapo_tx_info {
     tapo_trigger trigger;
     tapo_spurious_proof proof;    /* how the packets show the receiver had the range already; NONE: they do not */
     uint32_t proof_frame;         /* the frame that shows it */
+    bool arrival_unanswered;      /* the capture at the receiver saw an earlier copy arrive, unanswered since (hindsight confirms it) */
+    uint32_t arrived_frame;       /* then: that copy's frame; 0 not captured */
+    bool has_ts;                  /* the packet carried a TSval: */
+    uint32_t tsval;               /* then: it */
     bool gives_up;                /* a reset after unanswered timer copies of the head: the chain's end (retx fields describe the head) */
     uint32_t segs_sent_after;     /* segments above the retransmitted range */
     uint64_t data_offset;         /* payload bytes before the packet's first byte */
@@ -177,6 +182,7 @@ typedef struct tapo_rx_info {
     double rtt_tx_time_s;         /* when that transmission was sent, sender time, seconds */
     double rtt_seen_s;            /* when the capture saw it, seconds */
     bool window_opened;           /* it opened the window that was closed (below one MSS) */
+    uint64_t revealed_bytes;      /* it acknowledged this much of the sender's payload the capture never saw, bytes */
 } tapo_rx_info;
 
 void tapo_sender_init(tapo_sender *s);

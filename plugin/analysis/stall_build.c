@@ -72,7 +72,11 @@ static void acked_in_silence(tapo_snapshot *snap, double gap_s)
     if (timer_bound_s < TAPO_SILENCE_FLOOR_S)
         timer_bound_s = TAPO_SILENCE_FLOOR_S;
     /* A receiver that reported a hole (SACK) saw a loss: not this case. */
-    if (cur->dir != TAPO_DIR_IN || !cur->acks_all || snap->packets_out == 0 || !no_recovery ||
+    /* At the sender the capture shows its silence; elsewhere a copy lost
+     * before the capture point would look the same, unless the receiver
+     * now acknowledges everything. */
+    bool silence_seen = snap->vantage == TAPO_VANTAGE_SENDER || cur->acks_all;
+    if (cur->dir != TAPO_DIR_IN || !silence_seen || snap->packets_out == 0 || !no_recovery ||
         snap->sacked_out != 0 || snap->holes != 0 || snap->window_closed_frame != 0 || gap_s < timer_bound_s)
         return;
     snap->packets_out = 0;
@@ -94,6 +98,12 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     cur->trigger = cur->handshake_retransmission ? peer_tx->trigger : TAPO_TRIGGER_NONE;
     cur->data_offset = in->bytes_sent;
     cur->acks_all = in->acks_all;
+    /* The sender's data that ended its silence, seen only through the
+     * receiver's ACK of it: when it was sent, and how long it travelled,
+     * the capture cannot tell. */
+    cur->reveals_data = in->reveals_data && snap->packets_out == 0;
+    if (cur->reveals_data)
+        snap->inferred |= TAPO_INFERRED_DELAY_UNSEEN;
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;

@@ -36,6 +36,7 @@ typedef struct tapo_cur_input {
     bool payload;                 /* it carries data bytes */
     bool window_opened;           /* from the peer: it opened the sender's closed window */
     bool acks_all;                /* from the peer: after it, the sender has nothing outstanding */
+    bool reveals_data;            /* from the peer: it acknowledged sender data the capture never saw */
     bool away;                    /* the capture point is away from the sender */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */
