@@ -227,11 +227,14 @@ static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts, t
 
 /* Rule 3 (paper 3.4): nothing is outstanding and the sender speaks at the
  * head of a response: a request waits, or the sender never sent payload yet.
- * Decisions: a bare ACK or FIN from the sender on a pending request counts
- * like its first payload (the server had not produced the data either way);
- * the first payload of a server that speaks first (an SMTP banner) is the
- * head of its first response. */
-static bool is_data_unavailable(const tapo_snapshot *snap, trace *tr)
+ * Decisions: a FIN from the sender on a pending request, and a bare ACK
+ * that its answer follows (hindsight: facts->answered; its delayed-ACK
+ * timer fired while it worked), count like its first payload (the server
+ * had not produced the data); a bare ACK that no answer follows answers
+ * nothing (sender_choice.c gives that stall to the peer whose data it
+ * acknowledged); the first payload of a server that speaks first (an SMTP
+ * banner) is the head of its first response. */
+static bool is_data_unavailable(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
 {
     if (snap->packets_out != 0)
         return false;
@@ -242,6 +245,12 @@ static bool is_data_unavailable(const tapo_snapshot *snap, trace *tr)
     }
     if (snap->cur.dir != TAPO_DIR_OUT)
         return false;
+    if (snap->request_pending && tapo_cur_is_bare_ack(&snap->cur)) {
+        if (!facts->answered)
+            return false;
+        note(tr, "nothing outstanding; the sender acknowledged a pending request and answered it next");
+        return true;
+    }
     if (snap->request_pending) {
         note(tr, "nothing outstanding; the sender answers a pending request");
         return true;
@@ -319,7 +328,7 @@ static tapo_cause classify_cause(const tapo_snapshot *snap, const tapo_facts *fa
         return classify_retransmission(snap, facts, cfg, tr);
     if (is_zero_window(snap, facts, tr))
         return TAPO_CAUSE_ZERO_WINDOW;
-    if (is_data_unavailable(snap, tr))
+    if (is_data_unavailable(snap, facts, tr))
         return TAPO_CAUSE_DATA_UNAVAILABLE;
     if (is_pause_or_unseen_loss(snap, tr))
         return TAPO_CAUSE_UNDETERMINED;

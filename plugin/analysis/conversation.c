@@ -254,7 +254,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
             tapo_sender_watch_cur(&e->tx, tx);
         if (cur.own)
-            tapo_sender_watch_sent(&e->tx, cur.fin);
+            tapo_sender_watch_sent(&e->tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst);
         stalled = stalled || rec->view[s].stalled;
     }
     return stalled;

@@ -98,6 +98,19 @@ static void settle_more_data(tapo_hindsight *hs, bool had_more_data)
     }
 }
 
+/* Answers "did the sender answer after its bare ACK?" for every tracker
+ * still asking. */
+static void settle_answered(tapo_hindsight *hs, bool answered)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->awaiting_answer) {
+            t->facts->answered = answered;
+            t->awaiting_answer = false;
+        }
+    }
+}
+
 /* Answers "was the sender closing?" for every tracker still asking. */
 static void settle_closing(tapo_hindsight *hs, bool closing)
 {
@@ -110,7 +123,7 @@ static void settle_closing(tapo_hindsight *hs, bool closing)
     }
 }
 
-void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin)
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack)
 {
     unsigned n = tapo_hs_open_count(hs);
     if (n == 0)
@@ -118,17 +131,21 @@ void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin)
     tapo_tracker *t = TRACKER(hs, n - 1);
     t->facts->closing = fin;
     t->awaiting_close = !fin;
+    t->facts->answered = false;
+    t->awaiting_answer = bare_ack;
 }
 
 void tapo_hs_new_data(tapo_hindsight *hs)
 {
     settle_more_data(hs, true);
     settle_closing(hs, false);
+    settle_answered(hs, true);
 }
 
 void tapo_hs_fin(tapo_hindsight *hs)
 {
     settle_closing(hs, true);
+    settle_answered(hs, false);
 }
 
 void tapo_hs_response_ended(tapo_hindsight *hs)
@@ -140,6 +157,7 @@ void tapo_hs_request(tapo_hindsight *hs)
 {
     settle_more_data(hs, false);
     settle_closing(hs, false);
+    settle_answered(hs, false);
 }
 
 static bool overlaps(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end)
@@ -216,7 +234,8 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
          * wait a couple of RTOs beyond the cumulative ACK. */
         bool dsack_window_over = t->acked.known &&
                                  now_s - t->acked.s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
-        if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window && !t->awaiting_close)
+        if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window && !t->awaiting_close &&
+            !t->awaiting_answer)
             g_array_remove_index(hs->open, i);
         else
             i++;

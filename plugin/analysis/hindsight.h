@@ -57,6 +57,8 @@ typedef struct tapo_facts {
     uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
     bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
+    bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload
+                                   (before the peer spoke again or a FIN) */
 } tapo_facts;
 
 /* What the sender's packet that ended a stall showed about the stall's
@@ -100,6 +102,7 @@ typedef struct tapo_tracker {
     bool awaiting_more_data;    /* had_more_data not settled yet */
     bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
     bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN */
+    bool awaiting_answer;       /* cur was the sender's bare ACK: whether its next transmission carries payload */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
     bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
     bool cur_has_ts;            /* cur carried a TSval: */
@@ -139,8 +142,9 @@ void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts);
 void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_reveals *r);
 
 /* The newest tracker's stall ended with the sender's own packet (fin: it
- * carried a FIN); what the sender sends next says whether it was closing. */
-void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin);
+ * carried a FIN; bare_ack: it carried nothing but an ACK); what the sender
+ * sends next says whether it was closing, or answering. */
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack);
 
 /* The sender transmitted data beyond its previous snd_nxt. */
 void tapo_hs_new_data(tapo_hindsight *hs);

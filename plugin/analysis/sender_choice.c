@@ -82,6 +82,15 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
         *basis = TAPO_BASIS_DIRECTION;
         return 1 - sender;
     }
+    /* Likewise a stall the sender ended with a bare ACK of the other
+     * endpoint's outstanding data, answering nothing after it (hindsight):
+     * it delayed the other's data, not the sender's (a delayed ACK). */
+    const tapo_stall_view *mine = rec ? &rec->view[sender] : NULL;
+    if (other && other->stalled && mine->stalled && tapo_cur_is_bare_ack(&mine->snap.cur) &&
+        !mine->facts_final.answered && other->snap.packets_out > 0 && other->snap.cur.acks_all) {
+        *basis = TAPO_BASIS_DIRECTION;
+        return 1 - sender;
+    }
     return sender;
 }
 

@@ -362,9 +362,9 @@ tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
     };
 }
 
-void tapo_sender_watch_sent(tapo_sender *s, bool fin)
+void tapo_sender_watch_sent(tapo_sender *s, bool fin, bool bare_ack)
 {
-    tapo_hs_cur_sent(&s->hs, fin);
+    tapo_hs_cur_sent(&s->hs, fin, bare_ack);
 }
 
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)

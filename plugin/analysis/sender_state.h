@@ -292,8 +292,8 @@ void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts);
 tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx);
 
 /* The newest watched stall ended with the sender's own packet (fin: it
- * carried a FIN). */
-void tapo_sender_watch_sent(tapo_sender *s, bool fin);
+ * carried a FIN; bare_ack: nothing but an ACK). */
+void tapo_sender_watch_sent(tapo_sender *s, bool fin, bool bare_ack);
 
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);

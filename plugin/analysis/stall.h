@@ -61,6 +61,13 @@ typedef struct tapo_cur {
     uint32_t loss_signal_frame;
 } tapo_cur;
 
+/* cur is the sender's bare ACK: no data, SYN, FIN or RST, no probe. */
+static inline bool tapo_cur_is_bare_ack(const tapo_cur *cur)
+{
+    return cur->dir == TAPO_DIR_OUT && !cur->payload && !cur->syn && !cur->fin && !cur->rst && !cur->retransmission &&
+           !cur->handshake_retransmission && !cur->window_probe && !cur->gives_up;
+}
+
 typedef struct tapo_snapshot {
     double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
     double srtt_s;                  /* seconds; 0 without a sample */

@@ -26,6 +26,15 @@ static tapo_phase phase_of(const tapo_verdict *v)
     return TAPO_PHASE_DATA;
 }
 
+/* The sender's bare ACK of a pending request that it did not answer next
+ * (hindsight; not yet, at the packet) delayed none of the sender's data:
+ * only the data it acknowledged, which is the peer's stall if any
+ * (sender_choice.c). */
+static bool acknowledges_only(const tapo_snapshot *snap, const tapo_facts *facts)
+{
+    return tapo_cur_is_bare_ack(&snap->cur) && snap->request_pending && snap->packets_out == 0 && !facts->answered;
+}
+
 bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *rec,
                        const tapo_config *cfg, bool final, tapo_verdict *v)
 {
@@ -33,7 +42,7 @@ bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *re
     int sender = final ? tapo_conv_sender(sum, cfg, rec, &basis) : rec->sender_at_packet;
     const tapo_stall_view *view = &rec->view[sender];
     const tapo_facts *facts = final ? &view->facts_final : &view->facts_at_packet;
-    if (!view->stalled || facts->revoked)
+    if (!view->stalled || facts->revoked || acknowledges_only(&view->snap, facts))
         return false;
     *v = tapo_classify(&view->snap, facts, cfg);
     v->duration_s = facts->duration_s;

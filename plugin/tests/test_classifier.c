@@ -313,10 +313,14 @@ static void test_data_unavailable(void)
     g_assert_cmpint(v.cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
     g_assert_cmpint(v.category, ==, TAPO_CATEGORY_SERVER);
     g_assert_cmpint(v.file_pos, ==, TAPO_FILE_POS_HEAD);
-    /* A bare ACK from the sender on a pending request, too. */
+    /* A bare ACK from the sender on a pending request, too, when its
+     * answer followed (hindsight); one that answered nothing is not. */
     s.cur.payload = false;
     s.cur.new_data = false;
+    f.answered = true;
     g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    f.answered = false;
+    g_assert_cmpint(cause_of(&s, &f), !=, TAPO_CAUSE_DATA_UNAVAILABLE);
     /* A server that speaks first: its first payload ever. */
     s.request_pending = false;
     s.sent_payload = false;
