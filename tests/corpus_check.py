@@ -159,7 +159,7 @@ def relay_evidence(name, pcap, sidecar):
 def earlier_copies(pcap, from_sender):
     """For each data frame of the data sender: how many earlier frames
     carried the same sequence number (in the same connection)."""
-    out = tshark_runner.run(["-r", tshark_runner.readable(pcap), "-Y", "tcp.len > 0",
+    out = tshark_runner.run(["-r", tshark_runner.readable(pcap), "-Y", "tcp.len > 0 || tcp.flags.fin == 1 || tcp.flags.syn == 1",
                              "-T", "fields", "-e", "frame.number", "-e", "tcp.stream",
                              "-e", "tcp.seq_raw", "-e", "tcp.srcport"]).stdout
     seen, result = collections.Counter(), {}

@@ -13,10 +13,13 @@ CATEGORY = {"f-double": "network", "t-double": "network", "tail": "network",
             "packet-delay": "network"}
 VANTAGES = ("sender", "receiver", "middle")
 # A retransmission its timer produced ends a stall even a hair below the
-# threshold (spec section 3; TAPO_TIMER_SLACK in recovery.h).
+# threshold (spec section 3; TAPO_TIMER_SLACK in recovery.h)...
 TIMER_SLACK = 0.98
-# The default minimum stall duration (tapo.min_stall_ms): only a timer's
-# retransmission ends a shorter stall.
+# ...and below it altogether when it came the minimum RTO after its
+# sender's previous transmission (the sender waited its timer), seconds.
+RTO_MIN_S = 0.2
+# The default minimum stall duration (tapo.min_stall_ms): no stall is
+# shorter (spec section 3).
 MIN_STALL_S = 0.010
 
 FIELDS = ["frame.number", "tapo.stall.prev_frame", "tapo.stall.duration",
@@ -33,9 +36,26 @@ def frame_times(pcap):
     return {int(a): float(b) for a, b in (l.split("\t") for l in out.splitlines())}
 
 
+def since_own_transmission(pcap):
+    """{frame: capture time since its sender's previous data, SYN or FIN
+    in the same connection} for every such TCP frame (the timer's start)."""
+    out = ts.run(["-r", ts.readable(pcap), "-Y", "tcp.len > 0 || tcp.flags.syn == 1 || tcp.flags.fin == 1",
+                  "-T", "fields", "-e", "frame.number", "-e", "frame.time_relative", "-e", "tcp.stream",
+                  "-e", "tcp.srcport"]).stdout
+    last, since = {}, {}
+    for line in out.splitlines():
+        frame, t, stream, port = line.split("\t")
+        key, t = (stream, port), float(t)
+        if key in last:
+            since[int(frame)] = t - last[key]
+        last[key] = t
+    return since
+
+
 def check_capture(test, pcap):
     """Asserts the invariants on every two-pass stall of pcap."""
     times = frame_times(pcap)
+    waited = since_own_transmission(pcap)
     for row in ts.stall_fields(pcap, FIELDS):
         r = dict(zip(FIELDS, row))
         frame, prev = int(r["frame.number"]), int(r["tapo.stall.prev_frame"])
@@ -52,9 +72,10 @@ def check_capture(test, pcap):
         retrans = ts.normalise_bool(r["tapo.stall.retransmission"])
         if duration <= threshold:
             test.assertTrue(retrans, "frame %d: a gap below the threshold ends no stall" % frame)
-            test.assertGreaterEqual(duration, TIMER_SLACK * threshold)
-        if duration < MIN_STALL_S:
-            test.assertTrue(retrans, "frame %d: shorter than the minimum stall duration" % frame)
+            timer_waited = vantage != "sender" or waited.get(frame, 0.0) >= TIMER_SLACK * RTO_MIN_S
+            test.assertTrue(duration >= TIMER_SLACK * threshold or timer_waited,
+                            "frame %d: below the threshold, yet no timer's wait" % frame)
+        test.assertGreaterEqual(duration, MIN_STALL_S, "frame %d: shorter than the minimum stall duration" % frame)
         srtt, rto = float(r["tapo.stall.srtt"]), float(r["tapo.stall.rto"])
         if srtt > 0:
             test.assertAlmostEqual(threshold, min(2 * srtt, rto), places=6)

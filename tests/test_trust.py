@@ -12,7 +12,7 @@ import trust_captures
 import tshark_runner as ts
 import verdict_audit
 
-FIELDS = ["frame.number", "tapo.stall.cause", "tapo.stall.rule", "tapo.stall.retrans_count",
+FIELDS = ["frame.number", "tapo.stall.cause", "tapo.stall.rule", "tapo.stall.hint", "tapo.stall.retrans_count",
           "tapo.stall.in_flight", "tapo.stall.sacked_out", "tapo.stall.spurious", "tapo.stall.inferred",
           "tapo.stall.srtt", "tapo.stall.duration", "tapo.stall.confidence", "tapo.stall.caveat",
           "tapo.stall.final", "tapo.stall.orig_frame", "tapo.stall.prev_retrans_frame",
@@ -37,6 +37,7 @@ class TrustPatterns(unittest.TestCase):
 
     def packets(self, name):
         packets, _ = verdict_audit.capture_fields(self.paths[name], two_pass=True)
+        packets.pop("ids", None)
         return packets
 
     def retransmission_stalls(self, name, two_pass=True):
@@ -157,7 +158,113 @@ class TrustPatterns(unittest.TestCase):
         *retries, reset = stalls
         self.assertEqual([s["tapo.stall.cause"] for s in retries], ["tail", "t-double", "t-double"])
         self.assertEqual({s["tapo.sender"].split()[0] for s in retries}, {"initiator"})
-        self.assertNotIn(reset["tapo.stall.cause"], ("packet-delay", "data-unavailable", "resource-constraint"))
+        # The reset 2.4 s after the last copy (the next doubled timeout)
+        # ends that chain and carries its cause (spec section 8).
+        self.assertEqual(reset["tapo.stall.cause"], "t-double")
+        self.assertEqual(reset["tapo.sender"].split()[0], "initiator")
+        self.assertIn("reset the connection", reset["tapo.stall.rule"])
+        self.assertIn("reset the connection", reset["tapo.stall.hint"])
+
+    # ---- issue 25 ------------------------------------------------------
+
+    def test_p15_a_spurious_tail_is_ack_delay_first(self):
+        stall, = self.retransmission_stalls("p15_spurious_tail")
+        self.assertEqual(stall["tapo.stall.cause"], "ack-delay")
+        self.assertTrue(stall["tapo.stall.rule"].startswith("1.0 ack-delay: "), stall["tapo.stall.rule"])
+        self.assertTrue(stall["tapo.stall.dsack_frame"])
+        self.assertNotIn("tail loss probes", stall["tapo.stall.hint"])
+        # tapo.rule_order: paper restores the paper's Table 5: the tail
+        # rule comes first (and the copy is still spurious).
+        paper = [dict(zip(FIELDS, r)) for r in ts.stall_fields(
+            self.paths["p15_spurious_tail"], FIELDS, extra=["-o", "tapo.rule_order:paper"])]
+        retx = [s for s in paper if s["tapo.stall.retrans_count"]]
+        self.assertEqual([s["tapo.stall.cause"] for s in retx], ["tail"])
+        self.assertTrue(ts.normalise_bool(retx[0]["tapo.stall.spurious"]))
+
+    def test_p16_a_copy_the_receiver_had_is_ack_delay(self):
+        stalls = self.retransmission_stalls("p16_arrived_at_receiver")
+        self.assertEqual([s["tapo.stall.cause"] for s in stalls], ["ack-delay", "ack-delay"])
+        self.assertTrue(all("saw it arrive" in s["tapo.stall.rule"] for s in stalls))
+        # One pass has not seen the client answer yet: no proof then.
+        first, second = self.retransmission_stalls("p16_arrived_at_receiver", two_pass=False)
+        self.assertEqual(second["tapo.stall.cause"], "t-double")
+
+    def test_p16_an_arrival_nobody_answers_proves_nothing(self):
+        stalls = self.retransmission_stalls("p16_arrived_unanswered")
+        self.assertEqual([s["tapo.stall.cause"] for s in stalls][1:], ["t-double"])
+        self.assertNotIn("ack-delay", [s["tapo.stall.cause"] for s in stalls])
+
+    def test_p17_the_timestamp_echo_proves_a_copy_unnecessary(self):
+        stall, = self.retransmission_stalls("p17_timestamp_echo")
+        self.assertEqual(stall["tapo.stall.cause"], "ack-delay")
+        self.assertIn("echoes the timestamp", stall["tapo.stall.rule"])
+        one, = self.retransmission_stalls("p17_timestamp_echo", two_pass=False)
+        self.assertNotEqual(one["tapo.stall.cause"], "ack-delay")
+
+    def test_p18_ids_another_address_used_count_no_transmission(self):
+        for two_pass in (True, False):
+            stalls = self.stalls("p18_vpn_shared_ids", two_pass)
+            late = [s for s in stalls if float(s["tapo.stall.duration"]) > 0.5]
+            self.assertEqual([s["tapo.stall.cause"] for s in late], ["data-unavailable"])
+            self.assertFalse(late[0]["tapo.stall.retrans_count"])
+            self.assertNotIn("lost before the capture point", late[0]["tapo.stall.inferred"])
+
+    def test_p19_the_first_timeouts_are_stalls(self):
+        for two_pass in (True, False):
+            stalls = self.stalls("p19_first_timeouts", two_pass)
+            self.assertEqual([s["tapo.stall.retrans_count"] for s in stalls], ["1", "2"])
+            self.assertIn(stalls[0]["tapo.stall.cause"], ("tail", "small-cwnd"))
+            self.assertEqual(stalls[1]["tapo.stall.cause"], "t-double")
+            self.assertIn("no-rtt-sample", stalls[0]["tapo.stall.caveat"])
+
+    def test_p20_a_fin_resent_in_reaction_is_no_stall(self):
+        copy = max(f for f, p in self.packets("p20_fin_reaction").items()
+                   if p["flags"] & verdict_audit.FIN and p["port"] == 80)
+        self.assertNotIn(str(copy), [s["frame.number"] for s in self.stalls("p20_fin_reaction")])
+
+    def test_p22_a_copy_of_an_answered_request_asks_nothing(self):
+        close = [s for s in self.stalls("p22_spurious_request_copy") if float(s["tapo.stall.duration"]) > 4]
+        self.assertEqual([s["tapo.stall.cause"] for s in close], ["client-idle"])
+        self.assertIn("closed the connection", close[0]["tapo.stall.hint"])
+
+    def test_p23_a_keep_alive_asks_nothing(self):
+        stall, = self.stalls("p23_fin_after_client_keep_alive")
+        self.assertEqual(stall["tapo.stall.cause"], "client-idle")
+        self.assertNotIn("answering", stall["tapo.stall.hint"])
+
+    def test_p24_the_senders_silence_proves_the_ack(self):
+        late = [s for s in self.stalls("p24_silence_proves_the_ack") if float(s["tapo.stall.duration"]) > 10]
+        self.assertEqual([s["tapo.stall.cause"] for s in late], ["client-idle"])
+        self.assertIn("silence", late[0]["tapo.stall.inferred"])
+        self.assertEqual(late[0]["tapo.stall.confidence"], "medium")
+
+    def test_p25_the_receivers_delayed_ack_has_its_hint(self):
+        stall, = self.stalls("p25_delayed_ack")
+        self.assertEqual(stall["tapo.stall.cause"], "packet-delay")
+        self.assertIn("delayed-ACK timer", stall["tapo.stall.hint"])
+        self.assertNotIn("bufferbloat", stall["tapo.stall.hint"])
+
+    def test_p26_one_direction_only(self):
+        stalls = self.stalls("p26_one_direction")
+        # The second answer, 69 ms after its request (twice the round trip
+        # is 60 ms), is a stall too.
+        self.assertEqual([s["tapo.stall.cause"] for s in stalls], ["data-unavailable", "client-idle", "data-unavailable"])
+        self.assertIn("inferred", stalls[0]["tapo.stall.caveat"])
+        self.assertLess(float(stalls[0]["tapo.stall.srtt"]), 0.05)
+
+    def test_p27_a_syn_retried_after_a_reset_goes_on(self):
+        stalls = self.stalls("p27_syn_after_reset")
+        answers = [s for s in stalls if s["tapo.stall.cause"] == "data-unavailable"]
+        self.assertEqual(len(answers), 3)
+        self.assertTrue(all(float(s["tapo.stall.srtt"]) < 0.01 for s in answers))
+
+    def test_p28_a_bare_ack_delays_only_what_it_acknowledges(self):
+        stall = self.stalls("p28_bare_ack_unanswered")[0]
+        self.assertEqual((stall["tapo.stall.cause"], stall["tapo.sender"].split()[0]), ("packet-delay", "initiator"))
+        self.assertIn("delayed-ACK timer", stall["tapo.stall.hint"])
+        stalls = self.stalls("p28_bare_ack_answered")
+        self.assertEqual(stalls[0]["tapo.stall.cause"], "data-unavailable")
+        self.assertEqual(stalls[0]["tapo.sender"].split()[0], "responder")
 
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the

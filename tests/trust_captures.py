@@ -28,6 +28,7 @@ class Flow:
 
     def __init__(self, client_port=40000, timestamps=False, client_host="10.0.0.2"):
         self.conn = Connection(client=(client_host, client_port), server=("10.0.0.1", 80))
+        self.conn.ip_id = [1, 30001]    # two hosts' counters, far apart
         self.next_seq = [1, 1]
         self.received = [1, 1]          # the next byte each side expects of the other
         self.timestamps = timestamps
@@ -437,6 +438,270 @@ def p14_bursty_uplink():
         if i % 2 == 1:
             f.deliver(CLIENT, f.next_seq[SERVER])
             f.send(arrive + 0.00001, CLIENT, 0)
+    return f
+
+
+# ---- issue 25: what the packets prove ---------------------------------------
+
+def p15_spurious_tail():
+    """At the server: the response's last segment arrives, the client's
+    delayed ACK (300 ms) comes after the server's timer resent it (250 ms),
+    and the client's ACK of the copy carries a D-SACK of it: nothing was
+    lost.  Evidence order: ack-delay (rule 1.0); the paper's order: tail."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 4, "server")
+    f.request(t + 0.05)
+    last = f.send(t + 0.051, SERVER, MSS)
+    f.send(t + 0.301, SERVER, MSS, seq=last)
+    f.deliver(CLIENT, last + MSS)
+    f.send(t + 0.351, CLIENT, 0)
+    f.send(t + 0.352, CLIENT, 0, sack=[(last, last + MSS)])
+    return f
+
+
+def p16_arrived_at_receiver():
+    """At the client: the response's last segment arrives, but the client
+    (busy) answers nothing for a second; the server's timer resends it
+    after 0.3 s and 0.9 s.  The capture at the receiver saw the original
+    arrive before either copy was sent, and the client's TCP answers in
+    the end: both copies were unnecessary (ack-delay, in hindsight; one
+    pass knows it only once the client answers)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "client")
+    t = exchange(f, t + 0.05, 0.05, 4, "client")
+    f.request(t + 0.05)
+    last = f.send(t + 0.1, SERVER, MSS)
+    f.send(t + 0.4, SERVER, MSS, seq=last)
+    f.send(t + 1.0, SERVER, MSS, seq=last)
+    f.deliver(CLIENT, last + MSS)
+    f.send(t + 1.1, CLIENT, 0)
+    return f
+
+
+def p16_arrived_unanswered():
+    """As p16, but the client never answers again (it is gone): that the
+    capture saw the original arrive proves nothing about its TCP, so the
+    copies are losses (a tail, then a timeout double)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "client")
+    t = exchange(f, t + 0.05, 0.05, 4, "client")
+    f.request(t + 0.05)
+    last = f.send(t + 0.1, SERVER, MSS)
+    f.send(t + 0.4, SERVER, MSS, seq=last)
+    f.send(t + 1.0, SERVER, MSS, seq=last)
+    return f
+
+
+def p17_timestamp_echo():
+    """At the server, timestamps on, no SACK: the last segment arrives,
+    the client's ACK of it is lost, the server's timer resends it, and the
+    client's ACK of the copy echoes the original's TSval (RFC 7323: a
+    duplicate does not update TS.Recent): the copy was unnecessary
+    (Eifel, RFC 3522), ack-delay in hindsight."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.05, "server", sack=False)
+    t = exchange(f, t + 0.05, 0.05, 4, "server")
+    f.request(t + 0.05)
+    sent = t + 0.051
+    last = f.send(sent, SERVER, MSS)
+    f.send(t + 0.35, SERVER, MSS, seq=last)
+    f.deliver(CLIENT, last + MSS)
+    f.send(t + 0.4, CLIENT, 0, heard_by=sent)
+    return f
+
+
+def p18_vpn_shared_ids():
+    """In the middle of the path, near a VPN endpoint that numbers the
+    packets of two server addresses from one counter: 10.0.0.1 answers a
+    request 0.8 s late, its ID three on from its previous packet, and the
+    three IDs in between are 10.0.0.5's packets to the same client, in the
+    capture.  Nothing proves an unseen transmission: the late answer is
+    new data (the server's think time), not a retransmission."""
+    f = Flow()
+    other = Connection(client=("10.0.0.2", 40001), server=("10.0.0.5", 443))
+    t = f.handshake(0.0, 0.1, "middle")
+    t = exchange(f, t + 0.1, 0.1, 4, "middle")
+    t = exchange(f, t + 0.2, 0.1, 4, "middle")
+    req = f.request(t + 0.05)
+    for k in range(3):   # the other address's packets take the counter's next IDs
+        f.add(t + 0.3 + k * 0.1, other.packet(SERVER, 1 + k * 100, 1, ACK | PSH, payload=b"y" * 100,
+                                              ip_id=f.id(SERVER)))
+    f.send(t + 0.85, SERVER, 500)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.9, CLIENT, 0)
+    return f
+
+
+def p19_first_timeouts():
+    """At the server, a capture that starts mid-connection (no handshake,
+    no RTT sample): its segment goes unanswered and its timer resends it
+    0.3 s and 0.9 s later.  Each copy is its timer's (no loss signal, the
+    minimum RTO after the previous transmission) and ends a stall, the 1 s
+    initial RTO notwithstanding: a loss, then a timeout double."""
+    f = Flow()
+    f.next_seq = [1001, 50001]
+    f.received = [50001, 1001]
+    seg = f.send(100.0, SERVER, MSS)
+    f.send(100.3, SERVER, MSS, seq=seg)
+    f.send(100.9, SERVER, MSS, seq=seg)
+    return f
+
+
+def p20_fin_reaction():
+    """At the server (a router's stack): a simultaneous close; the client's
+    FIN arrives 1 ms after the server's, and the server sends its FIN again
+    5.7 ms later to acknowledge it.  A reaction that fast is no timer, and
+    below the minimum stall duration no gap is a stall."""
+    f = Flow()
+    t = f.handshake(0.0, 0.002, "server")
+    t = exchange(f, t + 0.01, 0.002, 2, "server")
+    fin = f.send(t + 1.0, SERVER, 0, flags=ACK | FIN)
+    f.send(t + 1.001, CLIENT, 0, flags=ACK | FIN)
+    f.deliver(SERVER, f.next_seq[CLIENT])
+    f.send(t + 1.0067, SERVER, 0, seq=fin, flags=ACK | FIN)
+    f.deliver(CLIENT, fin + 1)
+    f.send(t + 1.0087, CLIENT, 0)
+    return f
+
+
+def p22_spurious_request_copy():
+    """At the server: the client's request is answered at once, but its
+    timer resends the request (the server's ACK was late); 5 s later the
+    client closes.  The copy of an answered request asks nothing: the
+    close is an idle connection's (client-idle), not a request given up."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 2, "server")
+    req = f.request(t + 0.05, 200)
+    f.send(t + 0.051, SERVER, MSS)
+    f.send(t + 0.3, CLIENT, 200, seq=req)          # the client's timer: a copy
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.35, CLIENT, 0)
+    f.send(t + 5.35, CLIENT, 0, flags=ACK | FIN)
+    f.deliver(SERVER, f.next_seq[CLIENT])
+    f.send(t + 5.4, SERVER, 0, flags=ACK | FIN)
+    return f
+
+
+def p23_fin_after_client_keep_alive():
+    """At the server, mid-stream: the client's keep-alive (one old byte),
+    the server's ACK, and 14 s later the server closes the idle
+    connection.  A keep-alive asks nothing: client-idle, not the server
+    slow to answer."""
+    f = Flow()
+    f.next_seq = [1001, 50001]
+    f.received = [50001, 1001]
+    f.send(100.0, CLIENT, 1, seq=1000)
+    f.send(100.001, SERVER, 0)
+    f.send(114.0, SERVER, 0, flags=ACK | FIN)
+    return f
+
+
+def p24_silence_proves_the_ack():
+    """At the server: its last answer's ACK is missing from the capture
+    (the capture lost it), and the server, with that segment outstanding,
+    never resends it in 15 s: it had the ACK.  The client's next command
+    15 s later ends an idle gap (client-idle), not late packets."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "server")
+    t = exchange(f, t + 0.05, 0.05, 2, "server")
+    f.request(t + 0.05)
+    f.send(t + 0.051, SERVER, 300)
+    f.deliver(CLIENT, f.next_seq[SERVER])           # its ACK: not captured
+    f.request(t + 15.0)
+    f.send(t + 15.001, SERVER, 300)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 15.05, CLIENT, 0)
+    return f
+
+
+def p25_delayed_ack():
+    """At the client, 30 ms from the server: one small segment of the
+    server's arrives and the client's delayed-ACK timer holds its ACK
+    200 ms: packet-delay (nothing lost), with the delayed-ACK hint."""
+    f = Flow()
+    t = f.handshake(0.0, 0.03, "client")
+    t = exchange(f, t + 0.05, 0.03, 4, "client")
+    f.request(t + 0.05)
+    f.send(t + 0.08, SERVER, 100)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.28, CLIENT, 0)
+    return f
+
+
+def p26_one_direction():
+    """Captured at the client, upstream only (the server's packets never
+    reach the capture, as on a GRE tunnel): the SYN to its ACK gives the
+    round trip (30 ms); the client's ACK of the unseen response 200 ms
+    after its request shows the answer arrived then (data-unavailable,
+    inferred), and its next request 2 s later is an idle client's."""
+    f = Flow()
+    f.add(0.0, f.conn.packet(CLIENT, 0, 0, SYN, options=tcp_options(mss=MSS, wscale=7, sack_perm=True),
+                             ip_id=f.id(CLIENT)))
+    f.next_seq[CLIENT] = 1
+    f.deliver(CLIENT, 1)
+    f.send(0.03, CLIENT, 0)
+    seq = f.send(0.031, CLIENT, 300)
+    f.next_seq[SERVER] += 2000                      # the response, unseen
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(0.231, CLIENT, 0)
+    f.send(2.231, CLIENT, 300)
+    f.next_seq[SERVER] += 2000
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(2.3, CLIENT, 0)
+    return f
+
+
+def p27_syn_after_reset():
+    """At a router captured on both its interfaces (every packet twice,
+    50 us apart; the server leaves IP IDs 0): the server's port refuses a
+    first SYN with a reset; the client retries the same SYN 0.5 s later
+    and the connection goes on, its round trip 1 ms, the server answering
+    each request 20 ms late.  The copies are one packet each (an identical
+    segment with nothing from the peer between comes no timer's way that
+    soon), the reset ended nothing (the retried handshake starts again),
+    and each answer is a stall of the server's (data-unavailable)."""
+    f = Flow()
+    f.conn.ip_id[SERVER] = 0
+    f.id_steps[SERVER] = iter([0] * 64)
+    f.send(0.0, CLIENT, 0, flags=SYN)
+    f.add(0.0001, f.conn.packet(SERVER, 0, 1, RST | ACK, ip_id=f.id(SERVER)))
+    t = f.handshake(0.5, 0.001, "server")
+    for k in range(3):
+        f.request(t + 0.01 + k * 0.1)
+        f.send(t + 0.03 + k * 0.1, SERVER, 300)
+        f.deliver(CLIENT, f.next_seq[SERVER])
+        f.send(t + 0.031 + k * 0.1, CLIENT, 0)
+    f.records += [(at + 0.00005, packet) for at, packet in f.records]
+    return f
+
+
+def p28_bare_ack_unanswered():
+    """At the client, 30 ms from the server: the client sends a 40-byte
+    notification; the server's delayed ACK comes 260 ms later and it never
+    answers.  The ACK delayed only the client's data: the client's stall
+    (packet-delay, the delayed-ACK hint), no server think time."""
+    f = Flow()
+    t = f.handshake(0.0, 0.03, "client")
+    t = exchange(f, t + 0.05, 0.03, 4, "client")
+    f.request(t + 0.05, 40)
+    f.send(t + 0.31, SERVER, 0)
+    f.send(t + 5.0, CLIENT, 0, flags=ACK | FIN)
+    return f
+
+
+def p28_bare_ack_answered():
+    """As p28, but the server answers 100 ms after its delayed ACK: it was
+    working on the request (data-unavailable at its ACK)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.03, "client")
+    t = exchange(f, t + 0.05, 0.03, 4, "client")
+    f.request(t + 0.05, 40)
+    f.send(t + 0.31, SERVER, 0)
+    f.send(t + 0.41, SERVER, 300)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.412, CLIENT, 0)
     return f
 
 

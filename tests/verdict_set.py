@@ -67,11 +67,18 @@ class Score:
         return "%d of %d (%.1f%%)" % (self.right[key], self.total[key], 100.0 * self.share(key))
 
 
+class Scores:
+    """Right and total per (half, vantage), per half, per confidence, and
+    the first readers' labels per half (before adjudication)."""
+
+    def __init__(self):
+        self.by_vantage, self.by_half, self.by_confidence, self.first = Score(), Score(), Score(), Score()
+
+
 def score(table, batch=False):
-    """Returns (outcomes, Score by (half, vantage), by half, by confidence)."""
+    """Returns (outcomes, Scores)."""
     read = verdicts_by_batch if batch else verdicts_by_plugin
-    cache, outcomes = {}, []
-    by_vantage, by_half, by_confidence = Score(), Score(), Score()
+    cache, outcomes, s = {}, [], Scores()
     for r in table:
         pcap = os.path.join(ts.REAL_CAPTURES, r["capture"])
         if pcap not in cache:
@@ -79,12 +86,26 @@ def score(table, batch=False):
         cause, confidence = cache[pcap].get(int(r["frame"]), ("none", None))
         ok = cause in r["expected"].split("|")
         outcomes.append((r, cause, confidence, ok))
-        by_vantage.add((r["half"], r["vantage"]), ok)
-        by_half.add(r["half"], ok)
-        by_half.add("all", ok)
+        s.by_vantage.add((r["half"], r["vantage"]), ok)
+        s.by_half.add(r["half"], ok)
+        s.by_half.add("all", ok)
+        for key in (r["half"], "all"):
+            s.first.add(key, cause in r["first"].split("|"))
         if confidence:
-            by_confidence.add(confidence, ok)
-    return outcomes, by_vantage, by_half, by_confidence
+            s.by_confidence.add(confidence, ok)
+    return outcomes, s
+
+
+def report(s):
+    """The score as a table of lines."""
+    lines = []
+    for key in sorted(s.by_vantage.total):
+        lines.append("%-12s %-9s %s" % (key[0], key[1], s.by_vantage.line(key)))
+    for key in sorted(s.by_half.total):
+        lines.append("%-22s %s   (first readings: %s)" % (key, s.by_half.line(key), s.first.line(key)))
+    for key in ("high", "medium", "low"):
+        lines.append("confidence %-11s %s" % (key, s.by_confidence.line(key)))
+    return "\n".join(lines)
 
 
 def main():
@@ -93,13 +114,8 @@ def main():
     ap.add_argument("--batch", action="store_true")
     ap.add_argument("--misses", action="store_true", help="list the rows TAPO gets wrong")
     a = ap.parse_args()
-    outcomes, by_vantage, by_half, by_confidence = score(rows(a.half), a.batch)
-    for key in sorted(by_vantage.total):
-        print("%-12s %-9s %s" % (key[0], key[1], by_vantage.line(key)))
-    for key in sorted(by_half.total):
-        print("%-22s %s" % (key, by_half.line(key)))
-    for key in ("high", "medium", "low"):
-        print("confidence %-11s %s" % (key, by_confidence.line(key)))
+    outcomes, s = score(rows(a.half), a.batch)
+    print(report(s))
     if a.misses:
         for r, cause, confidence, ok in outcomes:
             if not ok:

@@ -181,6 +181,10 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         .unseen_packets = tapo_endpoint_count_unseen(self, p, cfg->rto_min_s),
     };
     tapo_endpoint_note_peer_packet(peer);
+    /* p acknowledging the peer's data the capture never saw (one direction
+     * only): its sender heard the peer speak before it sent p. */
+    if (tapo_sender_acked_unseen(&peer->tx, p))
+        tapo_sender_peer_spoke(&self->tx);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
     bool new_payload = p->payload_len > 0 && tx->new_data;
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[1 - p->from].distance.away, new_payload, rx);

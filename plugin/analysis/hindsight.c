@@ -180,7 +180,7 @@ void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
-        if (overlaps(start, end, t->cur_start, t->cur_end) && !t->facts->cur_spurious) {
+        if (overlaps(start, end, t->cur_start, t->cur_end) && !t->facts->dsack_frame) {
             /* Spurious once D-SACKs have reported all of it: one that
              * reports a part says the rest filled a real hole. */
             if (t->dup_end > t->dup_start && start <= t->dup_end && end >= t->dup_start) {
@@ -190,8 +190,11 @@ void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
                 t->dup_start = start;
                 t->dup_end = end;
             }
-            if (t->dup_start <= t->cur_start && t->dup_end >= t->cur_end)
+            if (t->dup_start <= t->cur_start && t->dup_end >= t->cur_end) {
+                /* Linked even where another proof came first. */
+                t->facts->dsack_frame = frame;
                 prove_spurious(t, TAPO_PROOF_DSACK, frame);
+            }
         }
         if (!overlaps(start, end, t->una0, t->nxt0))
             continue;

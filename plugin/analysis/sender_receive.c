@@ -263,13 +263,8 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
     }
     if (p->payload_len > 0)
         s->peer_data_unacked = true;
-    /* A request is what the sender can still answer: new payload (a copy
-     * of an answered request, a keep-alive or a window probe asks
-     * nothing), before the sender's own FIN. */
-    if (new_payload && !s->fin_sent) {
-        s->request_pending = true;
-        tapo_hs_request(&s->hs);
-    }
+    if (new_payload)
+        tapo_sender_peer_spoke(s);
     s->peer_last_seen_s = p->time_s;
     tapo_hs_peer_answered(&s->hs);
     if (p->flags & TAPO_TCP_ACK)

@@ -304,6 +304,26 @@ tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_pack
     return a ? tapo_opt_s_of(a->seen_s) : tapo_opt_s_none();
 }
 
+bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
+{
+    if (!p->header_valid || !(p->flags & TAPO_TCP_ACK) || !s->anchored)
+        return false;
+    tapo_seqspace space = s->seq;
+    int64_t ack = tapo_seq_offset(&space, p->ack_raw);
+    return ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
+}
+
+/* A request is what the sender can still answer: new payload (a copy of an
+ * answered request, a keep-alive or a window probe asks nothing), before
+ * the sender's own FIN. */
+void tapo_sender_peer_spoke(tapo_sender *s)
+{
+    if (s->fin_sent)
+        return;
+    s->request_pending = true;
+    tapo_hs_request(&s->hs);
+}
+
 bool tapo_sender_outstanding(const tapo_sender *s)
 {
     return s->anchored && s->snd_nxt > s->snd_una;

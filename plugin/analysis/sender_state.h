@@ -244,6 +244,14 @@ tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_pack
 /* Whether the sender has data outstanding (sent, not acknowledged). */
 bool tapo_sender_outstanding(const tapo_sender *s);
 
+/* Whether p (the peer's) acknowledges data of the sender's the capture
+ * never saw. */
+bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p);
+
+/* The peer sent payload the capture never saw (its ACK says so): a request
+ * for the sender, as tapo_sender_on_receive would note it. */
+void tapo_sender_peer_spoke(tapo_sender *s);
+
 /* When the sender's latest transmission (data, SYN or FIN; not a pure
  * ACK) was sent, sender time; unknown before its first. */
 tapo_opt_s tapo_sender_last_tx(const tapo_sender *s);
