@@ -4,8 +4,10 @@ capture was made): through tshark with the plugin, one pass and two, the
 verdict the construction implies, and no contradiction for verdict_audit.
 """
 
+import json
 import os
 import shutil
+import subprocess
 import unittest
 
 import trust_captures
@@ -180,6 +182,21 @@ class TrustPatterns(unittest.TestCase):
         retx = [s for s in paper if s["tapo.stall.retrans_count"]]
         self.assertEqual([s["tapo.stall.cause"] for s in retx], ["tail"])
         self.assertTrue(ts.normalise_bool(retx[0]["tapo.stall.spurious"]))
+
+    def test_p15_the_rule_order_in_the_batch_analyser_and_the_lua_report(self):
+        path = self.paths["p15_spurious_tail"]
+        frame = self.retransmission_stalls("p15_spurious_tail")[0]["frame.number"]
+        for order, cause in (("evidence", "ack-delay"), ("paper", "tail")):
+            with self.subTest(order=order):
+                rows = subprocess.run([os.path.join(ts.BUILD, "tapo"), "-q", "-F", "jsonl", "-o",
+                                       "tapo.rule_order:" + order, path], capture_output=True, text=True,
+                                      check=True).stdout.splitlines()
+                causes = {json.loads(r)["frame.number"]: json.loads(r)["tapo.stall.cause"] for r in rows}
+                self.assertEqual(causes[int(frame)], cause)
+                report = ts.run(["-2", "-q", "-o", "tapo.rule_order:" + order, "-X", "lua_script:" + ts.lua_script(),
+                                 "-X", "lua_script1:format=json", "-r", path]).stdout
+                flow, = json.loads(report)["flows"]
+                self.assertEqual(flow["dominant_cause"], cause)
 
     def test_p16_a_copy_the_receiver_had_is_ack_delay(self):
         stalls = self.retransmission_stalls("p16_arrived_at_receiver")
