@@ -178,7 +178,7 @@ static void add_html_stall(worker *w, const tapo_connection *c, const tapo_conn_
 
 /* A connection left the table: the final verdict of every stall, then the
  * connection's line. */
-static void connection_ended(void *ctx, tapo_connection *c, bool idle)
+static void connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
 {
     worker *w = ctx;
     tapo_flow_row *row = flow_row(w, c);
@@ -217,7 +217,7 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
     row->advice = flow_advice(w, c, row, latest_of_cause);
     if (w->sh->o->flows)
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
-    w->report.idle_flushed += idle;
+    w->report.idle_flushed += why == TAPO_END_IDLE;
     tapo_report_add_flow(&w->report, row);
     if (w->pending)
         g_hash_table_remove(w->pending, c);
