@@ -36,7 +36,7 @@ static GError *activation_error(const char *iface, int status, pcap_t *p)
     switch (status) {
     case PCAP_ERROR_PERM_DENIED:
         return live_error(iface, "no permission to capture: run tapo as root, or give it the capture "
-                                 "capabilities (setcap cap_net_raw,cap_net_admin+eip $(command -v tapo))");
+                                 "capability (setcap cap_net_raw+eip $(command -v tapo))");
     case PCAP_ERROR_NO_SUCH_DEVICE:
         return live_error(iface, "no such interface (ip link lists them)");
     case PCAP_ERROR_IFACE_NOT_UP:

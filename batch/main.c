@@ -278,7 +278,9 @@ static void handle_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A reopening waits for the next frame: reading goes on. */
     sa.sa_handler = reopen;
+    sa.sa_flags = SA_RESTART;
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
@@ -556,6 +558,16 @@ static int run_analysis(options *opt)
         fprintf(stderr, "tapo: no capture could be read\n");
         status = EXIT_INPUT_PROBLEM;
     }
+    /* The last segment completed, the outputs' final counts for a last scrape. */
+    tapo_output *outs[3] = { &stalls, &flows, &episodes };
+    static const char *const out_names[3] = { "stalls", "flows", "episodes" };
+    for (int i = 0; i < 3; i++) {
+        tapo_output_finish(outs[i]);
+        if (mon.metrics && (outs[i]->f || outs[i]->path)) {
+            tapo_metrics_output counts = { outs[i]->rows, outs[i]->rows_lost, outs[i]->files };
+            tapo_metrics_set_output(mon.metrics, out_names[i], &counts);
+        }
+    }
     if (!tapo_output_close(&stalls, &error))
         status = fail(error);
     if (!tapo_output_close(&flows, &error))
@@ -644,7 +656,7 @@ int main(int argc, char **argv)
           "(counted) when it is reached (default: no limit)", "MIB" },
         { "rotate-size", 0, 0, G_OPTION_ARG_STRING, &opt.rotate_size,
           "Split --stalls FILE into files of about SIZE bytes (k, M, G), each written whole: "
-          "FILE-<UTC start>.csv", "SIZE" },
+          "FILE-<UTC start>.csv (see man tapo)", "SIZE" },
         { "rotate-interval", 0, 0, G_OPTION_ARG_DOUBLE, &opt.rotate_interval_s,
           "Split --stalls FILE into a file every S seconds, each written whole", "S" },
         { "config", 0, 0, G_OPTION_ARG_FILENAME, &opt.config_path,

@@ -179,8 +179,44 @@ bool tapo_output_open_segments(tapo_output *o, const char *path, uint64_t max_by
     o->rotation = tapo_rotation_new(path, max_bytes, max_age_s);
     unsigned recovered = tapo_rotation_recover(o->rotation);
     if (recovered)
-        fprintf(stderr, "tapo: %s: %u segments a previous run left unfinished were completed\n", path, recovered);
+        fprintf(stderr, "tapo: %s: completed %u unfinished segment(s) of an earlier run\n", path, recovered);
     return true;
+}
+
+/* Rows into segments: a segment full or old enough is completed first, and
+ * rows that would take it past its size begin the next one (a segment
+ * holds at least one row, however long). */
+static void write_segments(tapo_output *o, const char *data, size_t len, uint64_t rows)
+{
+    uint64_t max = tapo_rotation_max_bytes(o->rotation);
+    while (len > 0) {
+        if (o->fd >= 0 && tapo_rotation_due(o->rotation, o->size))
+            finish_segment(o);
+        if (o->fd < 0 && !begin_segment(o)) {
+            failed(o, errno, rows);
+            return;
+        }
+        size_t piece = len;
+        if (max && rows > 0) {
+            uint64_t head = o->size == 0 && o->header ? strlen(o->header) : 0;
+            uint64_t room = o->size + head < max ? max - o->size - head : 0;
+            const char *end = room ? memrchr(data, '\n', MIN(room, (uint64_t)len)) : NULL;
+            if (end)
+                piece = (size_t)(end - data) + 1;
+            else if (o->rows_in_file > 0) {
+                finish_segment(o);
+                continue;
+            } else {
+                const char *first = memchr(data, '\n', len);
+                piece = first ? (size_t)(first - data) + 1 : len;
+            }
+        }
+        uint64_t piece_rows = piece == len ? rows : MIN(lines_in(data, piece), rows);
+        append(o, data, piece, piece_rows);
+        data += piece;
+        len -= piece;
+        rows -= piece_rows;
+    }
 }
 
 /* ---- writing -------------------------------------------------------------- */
@@ -213,13 +249,10 @@ void tapo_output_write_rows(tapo_output *o, const char *data, size_t len, uint64
     if (!o->path)
         return;   /* never opened */
     if (o->rotation) {
-        if (o->fd >= 0 && tapo_rotation_due(o->rotation, o->size))
-            finish_segment(o);
-        if (o->fd < 0 && !begin_segment(o)) {
-            failed(o, errno, rows);
-            return;
-        }
-    } else if (o->fd < 0) {
+        write_segments(o, data, len, rows);
+        return;
+    }
+    if (o->fd < 0) {
         tapo_output_reopen(o);
         if (o->fd < 0) {
             failed(o, errno, rows);
@@ -273,23 +306,31 @@ void tapo_output_reopen(tapo_output *o)
         append(o, "", 0, 0);
 }
 
+void tapo_output_finish(tapo_output *o)
+{
+    if (o->f) {
+        tapo_output_flush(o);
+        if (!o->error && ferror(o->f))
+            o->error = EIO;
+    } else if (o->rotation) {
+        finish_segment(o);
+    }
+}
+
 bool tapo_output_close(tapo_output *o, GError **error)
 {
     if (!o->f && !o->path) {
         memset(o, 0, sizeof *o);
         return true;
     }
+    tapo_output_finish(o);
     if (o->f) {
-        tapo_output_flush(o);
-        if (!o->error && ferror(o->f))
-            o->error = EIO;
         if (o->owned) {
             errno = 0;
             if (fclose(o->f) != 0)
                 remember(o, errno);
         }
     } else if (o->rotation) {
-        finish_segment(o);
         tapo_rotation_free(o->rotation);
     } else if (o->fd >= 0 && close(o->fd) != 0) {
         remember(o, errno);

@@ -77,6 +77,10 @@ void tapo_output_tick(tapo_output *o);
  * with the header). */
 void tapo_output_reopen(tapo_output *o);
 
+/* Flushes and completes the current segment, so that the counts are
+ * final (the first half of closing). */
+void tapo_output_finish(tapo_output *o);
+
 /* Flushes and closes (standard output is flushed and checked, not closed);
  * false with *error naming the file when any write failed. */
 bool tapo_output_close(tapo_output *o, GError **error);

@@ -19,6 +19,7 @@ struct tapo_rotation {
     char *final;                      /* the current segment's final path; NULL between segments */
     char *part;                       /* and its path while written */
     gint64 began_us;                  /* when it began, monotonic microseconds */
+    gint64 last_ms;                   /* the time in the latest segment's name, milliseconds since the epoch */
 };
 
 tapo_rotation *tapo_rotation_new(const char *path, uint64_t max_bytes, double max_age_s)
@@ -52,12 +53,13 @@ void tapo_rotation_free(tapo_rotation *r)
     g_free(r);
 }
 
-/* A segment's name: stem-YYYYmmddTHHMMSSZ[-serial]ext. */
+/* A segment's name: stem-YYYYmmddTHHMMSS.mmmZ[-serial]ext. */
 static bool is_segment(const tapo_rotation *r, const char *name)
 {
     gsize stem = strlen(r->stem);
-    return strncmp(name, r->stem, stem) == 0 && name[stem] == '-' && strlen(name) > stem + 17 &&
-           g_ascii_isdigit(name[stem + 1]) && name[stem + 9] == 'T' && name[stem + 16] == 'Z';
+    const char *t = name + stem;
+    return strncmp(name, r->stem, stem) == 0 && strlen(t) > 21 && t[0] == '-' && g_ascii_isdigit(t[1]) &&
+           t[9] == 'T' && t[16] == '.' && t[20] == 'Z';
 }
 
 unsigned tapo_rotation_recover(tapo_rotation *r)
@@ -85,29 +87,37 @@ unsigned tapo_rotation_recover(tapo_rotation *r)
 
 const char *tapo_rotation_begin(tapo_rotation *r)
 {
-    GDateTime *now = g_date_time_new_now_utc();
-    char *when = g_date_time_format(now, "%Y%m%dT%H%M%SZ");
-    g_date_time_unref(now);
     g_free(r->final);
     g_free(r->part);
     r->final = r->part = NULL;
-    for (unsigned serial = 0; !r->final; serial++) {
-        char *name = serial ? g_strdup_printf("%s-%s-%u%s", r->stem, when, serial, r->ext)
-                            : g_strdup_printf("%s-%s%s", r->stem, when, r->ext);
+    /* Named after the millisecond it began, or one later than the name
+     * before (or one a file has), so that names sort as segments began. */
+    gint64 ms = MAX(g_get_real_time() / 1000, r->last_ms + 1);
+    for (;; ms++) {
+        GDateTime *t = g_date_time_new_from_unix_utc(ms / 1000);
+        char *second = g_date_time_format(t, "%Y%m%dT%H%M%S");
+        g_date_time_unref(t);
+        char *name = g_strdup_printf("%s-%s.%03dZ%s", r->stem, second, (int)(ms % 1000), r->ext);
+        g_free(second);
         char *final = g_build_filename(r->dir, name, NULL);
         char *part = g_strconcat(final, TAPO_ROTATION_PART, NULL);
-        if (g_file_test(final, G_FILE_TEST_EXISTS) || g_file_test(part, G_FILE_TEST_EXISTS)) {
-            g_free(final);
-            g_free(part);
-        } else {
+        g_free(name);
+        if (!g_file_test(final, G_FILE_TEST_EXISTS) && !g_file_test(part, G_FILE_TEST_EXISTS)) {
             r->final = final;
             r->part = part;
+            break;
         }
-        g_free(name);
+        g_free(final);
+        g_free(part);
     }
-    g_free(when);
+    r->last_ms = ms;
     r->began_us = g_get_monotonic_time();
     return r->part;
+}
+
+uint64_t tapo_rotation_max_bytes(const tapo_rotation *r)
+{
+    return r->max_bytes;
 }
 
 bool tapo_rotation_due(const tapo_rotation *r, uint64_t size)

@@ -3,11 +3,12 @@
  * written under its final name plus ".part" and renamed to that name once
  * complete, so that whatever reads the folder sees only whole files.
  *
- * For --stalls /var/log/tapo/stalls.csv, a segment begun at 12:00:00 UTC
- * on 26 November 2025 is written as
- *     /var/log/tapo/stalls-20251126T120000Z.csv.part
- * and renamed to stalls-20251126T120000Z.csv (with -1, -2, ... before the
- * extension should that name be taken).  Segments a previous run left
+ * For --stalls /var/log/tapo/stalls.csv, a segment begun at 12:00:00.250
+ * UTC on 26 November 2025 is written as
+ *     /var/log/tapo/stalls-20251126T120000.250Z.csv.part
+ * and renamed to stalls-20251126T120000.250Z.csv.  A segment begun within
+ * the same millisecond as the one before, or whose name is taken, is named
+ * a millisecond later: names are unique and sort as segments began.  Segments a previous run left
  * unfinished (".part", after a crash or a power cut) are completed when
  * the next run starts: their rows are not lost.
  *
@@ -37,6 +38,9 @@ unsigned tapo_rotation_recover(tapo_rotation *r);
 /* The path (with ".part") of a new segment that begins now: a name no
  * file has yet.  Valid until the segment is finished. */
 const char *tapo_rotation_begin(tapo_rotation *r);
+
+/* The most bytes a segment holds; 0: any. */
+uint64_t tapo_rotation_max_bytes(const tapo_rotation *r);
 
 /* Whether the current segment, size bytes now, is full or old enough. */
 bool tapo_rotation_due(const tapo_rotation *r, uint64_t size);

@@ -93,6 +93,18 @@ typedef struct worker {
 
 /* ---- output ---------------------------------------------------------- */
 
+/* The outputs' counts, for --metrics (under the output lock). */
+static void publish_outputs(const tapo_run_options *o)
+{
+    const tapo_output *outs[3] = { o->stalls, o->flows, o->episodes };
+    static const char *const names[3] = { "stalls", "flows", "episodes" };
+    for (int i = 0; i < 3; i++)
+        if (outs[i]) {
+            tapo_metrics_output counts = { outs[i]->rows, outs[i]->rows_lost, outs[i]->files };
+            tapo_metrics_set_output(o->metrics, names[i], &counts);
+        }
+}
+
 /* Writes the worker's buffered rows out (force: whatever their size; a
  * streaming run also pushes them to the files). */
 static void flush(worker *w, bool force)
@@ -112,6 +124,8 @@ static void flush(worker *w, bool force)
         g_string_truncate(bufs[i], 0);
         *rows[i] = 0;
     }
+    if (o->metrics)
+        publish_outputs(o);
     g_mutex_unlock(&w->sh->output_lock);
 }
 
@@ -354,13 +368,6 @@ static void close_episodes(worker *w, bool all)
 static tapo_live *volatile live_source;
 static bool speaks(const worker *w);
 
-static void publish_output(tapo_metrics *m, const char *name, const tapo_output *out)
-{
-    if (!out)
-        return;
-    tapo_metrics_output counts = { out->rows, out->rows_lost, out->files };
-    tapo_metrics_set_output(m, name, &counts);
-}
 
 /* The worker's counts, for --metrics (force: now, else at most every
  * PUBLISH_EVERY_US). */
@@ -397,9 +404,7 @@ static void publish(worker *w, bool force)
     }
     if (speaks(w)) {
         g_mutex_lock(&w->sh->output_lock);
-        publish_output(o->metrics, "stalls", o->stalls);
-        publish_output(o->metrics, "flows", o->flows);
-        publish_output(o->metrics, "episodes", o->episodes);
+        publish_outputs(o);
         g_mutex_unlock(&w->sh->output_lock);
         tapo_metrics_set_memory(o->metrics, tapo_memory_heap(), o->memory ? o->memory->limit_bytes : 0);
     }
