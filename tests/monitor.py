@@ -50,7 +50,7 @@ def by_labels(samples, name, *keys):
 
 def report_stalls(report):
     """{(cause, category): stalls} of a tapo --report json."""
-    stalls = next(n for n in report["breakdown"]["children"] if n["name"] == "Stalls")
+    stalls = next((n for n in report["breakdown"]["children"] if n["name"] == "Stalls"), {})
     out = {}
     for category in stalls.get("children", []):
         for node in category.get("children", []):
