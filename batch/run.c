@@ -48,8 +48,9 @@
 #define PROGRESS_EVERY_S 1.0          /* wall seconds between progress lines */
 #define SETTLE_CHECK_S 0.5            /* capture seconds between looks for settled stalls (streaming) */
 #define PUBLISH_EVERY_US 500000       /* wall microseconds between publications of the counts (--metrics) */
-#define CAP_CHECK_CONNECTIONS 256     /* new connections between looks at the heap (--memory-limit), count */
-#define EVICT_BATCH 64                /* connections evicted between looks at the heap, count */
+#define CAP_CHECK_CONNECTIONS 256     /* new connections between looks at the memory (--memory-limit), count */
+#define EVICT_BATCH 64                /* connections evicted at least between looks at the memory, count */
+#define EVICT_SHARE 8                 /* or this share of those held (1/8), whichever is more */
 #define LONGEST_EPISODE_STALL_S 60.0  /* streaming: a stall longer than this may miss an earlier episode, seconds */
 #define STREAM_REPORT_EPISODES 10000  /* streaming: episodes the report lists; the rest are in rows and metrics */
 
@@ -87,6 +88,7 @@ typedef struct worker {
     uint64_t episodes_unlisted;       /* streaming: episodes past STREAM_REPORT_EPISODES, count */
     double latest_epoch_s;            /* streaming: the latest frame's time, or the wall's when quiet, seconds */
     uint64_t connections;             /* started, count */
+    tapo_memory_cap cap;              /* --memory-limit: this worker's marks (they adapt); a zero limit: none */
     unsigned since_cap_check;         /* connections started since the heap was looked at, count */
     gint64 published_us;              /* wall time of the latest publication (--metrics) */
 } worker;
@@ -411,23 +413,23 @@ static void publish(worker *w, bool force)
 }
 
 /* --memory-limit: past the heap's high mark, the quietest connections are
- * written out and freed, down to the low mark. */
+ * written out and freed, down to the low mark (memory_cap.h). */
 static void keep_under_cap(worker *w)
 {
-    const tapo_memory_cap *cap = w->sh->o->memory;
     w->since_cap_check = 0;
-    if (!cap || !tapo_memory_cap_over(cap, tapo_memory_heap()))
+    uint64_t target = tapo_memory_cap_check(&w->cap);
+    if (!target)
         return;
     uint64_t before = w->table.evicted;
-    do {
-        for (int k = 0; k < EVICT_BATCH && tapo_table_evict_oldest(&w->table); k++)
+    while (tapo_table_size(&w->table) > 0 && tapo_memory_heap() > target) {
+        guint n = MAX(EVICT_BATCH, tapo_table_size(&w->table) / EVICT_SHARE);
+        for (guint k = 0; k < n && tapo_table_evict_oldest(&w->table); k++)
             ;
-    } while (tapo_table_size(&w->table) > 0 && tapo_memory_heap() > cap->heap_low);
+        flush(w, true);
+    }
     if (before == 0 && w->table.evicted > 0 && speaks(w))
-        fprintf(stderr, "tapo: the heap passed its share of --memory-limit (%" G_GUINT64_FORMAT " MiB): the "
-                "quietest connections are written out early (tapo_connections_evicted_total)\n",
-                cap->limit_bytes >> 20);
-    flush(w, true);
+        fprintf(stderr, "tapo: the memory neared --memory-limit %" G_GUINT64_FORMAT " MiB: the quietest connections "
+                "are written out early (tapo_connections_evicted_total)\n", w->cap.limit_bytes >> 20);
 }
 
 /* Every SETTLE_CHECK_S of the clock and whenever the link is quiet. */
@@ -556,7 +558,7 @@ static void handle(worker *w, input *in, run_clock *k)
         tapo_table_segment(&w->table, &place, &seg, &result);
         if (result.started) {
             w->connections++;
-            if (w->sh->o->memory && ++w->since_cap_check >= CAP_CHECK_CONNECTIONS)
+            if (w->cap.limit_bytes && ++w->since_cap_check >= CAP_CHECK_CONNECTIONS)
                 keep_under_cap(w);
         }
         if (w->pending && result.stall) {
@@ -756,6 +758,8 @@ static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
     w->stall_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
     w->flow_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
     w->episode_out = g_string_new("");
+    if (sh->o->memory)
+        w->cap = *sh->o->memory;
     if (sh->o->stream && !sh->o->html) {
         w->episodes = tapo_episode_stream_new(sh->o->cfg.episode_min_connections,
                                               sh->o->settle_s + SETTLE_CHECK_S + LONGEST_EPISODE_STALL_S);
