@@ -782,6 +782,11 @@ int main(int argc, char **argv)
         status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                                   "--compare writes the HTML report alone: run each set on its own for "
                                   "rows, reports or partial results"));
+    } else if ((merge || opt.compare) && (opt.metrics_address || opt.memory_limit_mib > 0.0 || opt.rotate_size ||
+                                          opt.rotate_interval_s > 0.0)) {
+        status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                  "--metrics, --memory-limit and --rotate-* are for an analysis run, not for %s",
+                                  merge ? "tapo merge" : "--compare"));
     } else if (!merge && opt.interface && ((opt.files && opt.files[0]) || opt.read_file)) {
         status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                                   "-i reads an interface: name no capture file with it"));
