@@ -370,7 +370,6 @@ static void close_episodes(worker *w, bool all)
 static tapo_live *volatile live_source;
 static bool speaks(const worker *w);
 
-
 /* The worker's counts, for --metrics (force: now, else at most every
  * PUBLISH_EVERY_US). */
 static void publish(worker *w, bool force)
@@ -556,15 +555,16 @@ static void handle(worker *w, input *in, run_clock *k)
         tapo_packet_place place = { in->index, f->number, rel_s, f->time_s, k->clock_s };
         tapo_table_result result;
         tapo_table_segment(&w->table, &place, &seg, &result);
-        if (result.started) {
-            w->connections++;
-            if (w->cap.limit_bytes && ++w->since_cap_check >= CAP_CHECK_CONNECTIONS)
-                keep_under_cap(w);
-        }
         if (w->pending && result.stall) {
             g_hash_table_add(w->pending, result.conn);
             if (w->sh->o->settle_s <= 0.0)
                 write_all_settled(w, k->clock_s);
+        }
+        /* Last: an eviction may end the segment's own connection. */
+        if (result.started) {
+            w->connections++;
+            if (w->cap.limit_bytes && ++w->since_cap_check >= CAP_CHECK_CONNECTIONS)
+                keep_under_cap(w);
         }
     }
     if (k->clock_s - w->settled_check_s >= SETTLE_CHECK_S || reopen_requested) {
