@@ -301,6 +301,7 @@ class Rotation(unittest.TestCase):
             time.sleep(1.5)
         p.stdin.close()
         self.assertEqual(p.wait(timeout=60), 0, p.stderr.read())
+        p.stderr.close()
         segments = self.segments()
         self.assertGreaterEqual(len(segments), 2)
         rows = [r for _, text in segments for r in csv_rows(text)]
@@ -331,8 +332,12 @@ class Rotation(unittest.TestCase):
         run.proc.stdin.write(header + b"".join(records[:half]))
         run.proc.stdin.flush()
         end = time.monotonic() + 20
-        while time.monotonic() < end and not (os.path.exists(self.path) and
-                                              len(csv_rows(open(self.path).read())) >= 3):
+        def rows_so_far():
+            if not os.path.exists(self.path):
+                return 0
+            with open(self.path) as f:
+                return len(csv_rows(f.read()))
+        while time.monotonic() < end and rows_so_far() < 3:
             time.sleep(0.1)
         os.rename(self.path, self.path + ".1")
         run.proc.send_signal(signal.SIGHUP)

@@ -101,12 +101,13 @@ class PrometheusWatchesTheLab(unittest.TestCase):
         config = os.path.join(cls.dir, "prometheus.yml")
         with open(config, "w") as f:
             f.write("global:\n  evaluation_interval: %ds\nrule_files: ['%s']\n" % (SCRAPE_S, cls.rules) + scrape)
+        cls.log = open(os.path.join(cls.dir, "prometheus.log"), "w")
         cls.port = free_port()
         cls.api = "http://127.0.0.1:%d" % cls.port
         cls.prometheus = subprocess.Popen(
             ["prometheus", "--config.file=" + config, "--storage.tsdb.path=" + os.path.join(cls.dir, "tsdb"),
              "--web.listen-address=127.0.0.1:%d" % cls.port, "--storage.tsdb.retention.time=1d"],
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(cls.dir, "prometheus.log"), "w"))
+            stdout=subprocess.DEVNULL, stderr=cls.log)
         end = time.monotonic() + 60
         while not cls.ready():
             if time.monotonic() > end or cls.prometheus.poll() is not None:
@@ -125,6 +126,7 @@ class PrometheusWatchesTheLab(unittest.TestCase):
         except subprocess.TimeoutExpired:
             cls.prometheus.kill()
             cls.prometheus.wait()
+        cls.log.close()
         shutil.rmtree(cls.dir, ignore_errors=True)
 
     @classmethod
