@@ -19,6 +19,8 @@ struct tapo_live {
     char *iface;
     int encap;                        /* WTAP_ENCAP_* of the interface's link type */
     uint32_t frames;                  /* read so far, count */
+    uint32_t last_drop, last_ifdrop;  /* libpcap's counters when last read (32 bits, wrapping) */
+    uint64_t drops, ifdrops;          /* widened: since the capture began, count */
     volatile sig_atomic_t stopped;
 };
 
@@ -34,7 +36,7 @@ static GError *activation_error(const char *iface, int status, pcap_t *p)
     switch (status) {
     case PCAP_ERROR_PERM_DENIED:
         return live_error(iface, "no permission to capture: run tapo as root, or give it the capture "
-                                 "capabilities (setcap cap_net_raw,cap_net_admin+eip $(command -v tapo))");
+                                 "capability (setcap cap_net_raw+eip $(command -v tapo))");
     case PCAP_ERROR_NO_SUCH_DEVICE:
         return live_error(iface, "no such interface (ip link lists them)");
     case PCAP_ERROR_IFACE_NOT_UP:
@@ -44,7 +46,7 @@ static GError *activation_error(const char *iface, int status, pcap_t *p)
     }
 }
 
-tapo_live *tapo_live_open(const char *iface, const char *filter, GError **error)
+tapo_live *tapo_live_open(const char *iface, const char *filter, uint64_t buffer_bytes, GError **error)
 {
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     pcap_t *p = pcap_create(iface, errbuf);
@@ -55,6 +57,8 @@ tapo_live *tapo_live_open(const char *iface, const char *filter, GError **error)
     pcap_set_snaplen(p, TAPO_LIVE_SNAPLEN);
     pcap_set_timeout(p, TAPO_LIVE_TIMEOUT_MS);
     pcap_set_immediate_mode(p, 1);
+    if (buffer_bytes)
+        pcap_set_buffer_size(p, (int)MIN(buffer_bytes, (uint64_t)G_MAXINT));
     int status = pcap_activate(p);
     if (status < 0) {
         g_propagate_error(error, activation_error(iface, status, p));
@@ -129,10 +133,17 @@ void tapo_live_stop(tapo_live *l)
     pcap_breakloop(l->pcap);
 }
 
-unsigned tapo_live_dropped(tapo_live *l)
+void tapo_live_drops(tapo_live *l, uint64_t *kernel, uint64_t *interface)
 {
     struct pcap_stat st;
-    return pcap_stats(l->pcap, &st) == 0 ? st.ps_drop : 0;
+    if (pcap_stats(l->pcap, &st) == 0) {
+        l->drops += (uint32_t)(st.ps_drop - l->last_drop);
+        l->ifdrops += (uint32_t)(st.ps_ifdrop - l->last_ifdrop);
+        l->last_drop = st.ps_drop;
+        l->last_ifdrop = st.ps_ifdrop;
+    }
+    *kernel = l->drops;
+    *interface = l->ifdrops;
 }
 
 void tapo_live_close(tapo_live *l)

@@ -20,10 +20,13 @@
 
 typedef struct tapo_live tapo_live;
 
-/* Opens iface with an optional BPF filter; NULL and an error saying what
- * to do (the capture privilege, a wrong interface name, a filter that does
- * not compile). */
-tapo_live *tapo_live_open(const char *iface, const char *filter, GError **error);
+/* Opens iface with an optional BPF filter and a kernel buffer of
+ * buffer_bytes (0: libpcap's default, TAPO_LIVE_DEFAULT_BUFFER); NULL and
+ * an error saying what to do (the capture privilege, a wrong interface
+ * name, a filter that does not compile). */
+tapo_live *tapo_live_open(const char *iface, const char *filter, uint64_t buffer_bytes, GError **error);
+
+#define TAPO_LIVE_DEFAULT_BUFFER (2u << 20)  /* libpcap's default kernel buffer on Linux, bytes */
 
 typedef enum {
     TAPO_LIVE_FRAME,                  /* *f holds a frame, valid until the next call */
@@ -36,8 +39,11 @@ tapo_live_result tapo_live_next(tapo_live *l, tapo_frame *f, GError **error);
 /* Makes the next tapo_live_next return TAPO_LIVE_STOPPED; safe in a signal handler. */
 void tapo_live_stop(tapo_live *l);
 
-/* Packets the kernel dropped (its buffer full), count; 0 when unknown. */
-unsigned tapo_live_dropped(tapo_live *l);
+/* Since the capture began: packets the kernel dropped (its buffer was
+ * full; libpcap's ps_drop) and those the interface dropped (ps_ifdrop),
+ * counts.  libpcap's counters are 32 bits wide: they are widened here, so
+ * that a long run's totals never wrap. */
+void tapo_live_drops(tapo_live *l, uint64_t *kernel, uint64_t *interface);
 
 void tapo_live_close(tapo_live *l);
 

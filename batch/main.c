@@ -4,6 +4,8 @@
  *
  *   tapo [OPTION...] CAPTURE...        stall rows, reports, partial results
  *   tapo -i IFACE [-f FILTER] ...      the same, live, rows streamed as stalls settle
+ *   tapo -i IFACE --metrics ADDR:PORT  ... and Prometheus metrics (docs/monitoring.md)
+ *   tapo --config /etc/tapo/tapo.conf  the settings from a file (the service)
  *   tapo merge [OPTION...] PARTIAL...  partial results merged into one report
  *   tapo --html R.html CAPTURE...      the incident report as one HTML page
  *   tapo --html R.html --compare BEFORE... -- AFTER...   two capture sets side by side
@@ -23,7 +25,12 @@
 #include <glib.h>
 
 #include "capture.h"
+#include "config_file.h"
 #include "html_points.h"
+#include "live.h"
+#include "memory_cap.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "report.h"
 #include "rows.h"
 #include "run.h"
@@ -33,6 +40,8 @@
 #define EXIT_INPUT_PROBLEM 2          /* as tshark: an input could not be read to its end */
 #define DEFAULT_SETTLE_S 5.0          /* streaming: hindsight a stall's row waits for, capture seconds */
 #define DEFAULT_INTERVAL_S 10.0       /* live: seconds between summary lines */
+#define DEFAULT_METRICS_SERVERS 10    /* server endpoints with a label of their own in the metrics, count */
+#define LINGER_POLL_US 100000         /* --metrics-linger: how often a signal is looked for, microseconds */
 
 typedef struct options {
     int jobs;
@@ -58,6 +67,14 @@ typedef struct options {
     double grace_s;
     double idle_s;
     gboolean quiet;
+    char *config_path;
+    char *metrics_address;
+    int metrics_servers;
+    double metrics_linger_s;
+    double memory_limit_mib;
+    char *rotate_size;
+    double rotate_interval_s;
+    int buffer_kib;
     char **files;
 } options;
 
@@ -77,6 +94,9 @@ static void options_free(options *opt)
     g_strfreev(opt->after);
     g_strfreev(opt->prefs);
     g_strfreev(opt->files);
+    g_free(opt->config_path);
+    g_free(opt->metrics_address);
+    g_free(opt->rotate_size);
 }
 
 /* ---- preferences: the plugin's names (-o tapo.NAME:VALUE) -------------- */
@@ -234,15 +254,25 @@ static void html_set_free(tapo_html_set *set)
         g_ptr_array_unref(set->worst_points);
 }
 
+/* Signals to stop, counted: the second ends --metrics-linger. */
+static volatile sig_atomic_t stops;
+
 static void stop(int signal_number)
 {
     (void)signal_number;
+    stops++;
     tapo_run_stop();
 }
 
+static void reopen(int signal_number)
+{
+    (void)signal_number;
+    tapo_run_reopen();
+}
+
 /* SIGINT and SIGTERM end the run as if the input ended (every connection
- * written out, the report printed); a closed pipe is an error to report,
- * not a silent death. */
+ * written out, the report printed); SIGHUP reopens the outputs (logrotate);
+ * a closed pipe is an error to report, not a silent death. */
 static void handle_signals(void)
 {
     struct sigaction sa;
@@ -251,7 +281,83 @@ static void handle_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A reopening waits for the next frame: reading goes on. */
+    sa.sa_handler = reopen;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- long runs ------------------------------------------------------------ */
+
+/* "4096", "100k", "64M", "1G" (powers of 1024) as bytes. */
+static bool parse_size(const char *text, uint64_t *bytes, GError **error)
+{
+    char *end = NULL;
+    guint64 n = g_ascii_strtoull(text, &end, 10);
+    unsigned shift = 0;
+    if (end && (*end == 'k' || *end == 'K'))
+        shift = 10;
+    else if (end && (*end == 'm' || *end == 'M'))
+        shift = 20;
+    else if (end && (*end == 'g' || *end == 'G'))
+        shift = 30;
+    if (shift)
+        end++;
+    if (!end || end == text || *end || n == 0 || n > (G_MAXUINT64 >> shift)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--rotate-size %s: a size in bytes, or with k, M or G (e.g. 64M)", text);
+        return false;
+    }
+    *bytes = n << shift;
+    return true;
+}
+
+/* What a monitoring run adds: the metrics and their endpoint, the memory
+ * cap. */
+typedef struct monitoring {
+    tapo_metrics *metrics;
+    tapo_metrics_http *http;
+    tapo_memory_cap cap;
+} monitoring;
+
+static bool monitoring_start(const options *opt, monitoring *mon, GError **error)
+{
+    memset(mon, 0, sizeof *mon);
+    if (opt->metrics_servers < 0 || opt->metrics_linger_s < 0.0 || opt->memory_limit_mib < 0.0 ||
+        opt->rotate_interval_s < 0.0 || opt->buffer_kib < 0) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--metrics-servers, --metrics-linger, --memory-limit, --rotate-interval and --buffer-size "
+                    "cannot be negative");
+        return false;
+    }
+    if (opt->metrics_address) {
+        mon->metrics = tapo_metrics_new((unsigned)opt->metrics_servers);
+        mon->http = tapo_metrics_http_start(opt->metrics_address, mon->metrics, error);
+        if (!mon->http)
+            return false;
+        fprintf(stderr, "tapo: metrics at %s\n", tapo_metrics_http_url(mon->http));
+    }
+    uint64_t buffer = opt->buffer_kib > 0 ? (uint64_t)opt->buffer_kib << 10 : TAPO_LIVE_DEFAULT_BUFFER;
+    return tapo_memory_cap_init(&mon->cap, (uint64_t)(opt->memory_limit_mib * 1048576.0),
+                                opt->interface ? buffer : 0, error);
+}
+
+/* The inputs ended: the metrics say so, and stay --metrics-linger seconds
+ * for a last scrape, or until SIGINT or SIGTERM. */
+static void monitoring_stop(const options *opt, monitoring *mon)
+{
+    if (mon->metrics)
+        tapo_metrics_set_running(mon->metrics, false);
+    if (mon->http && opt->metrics_linger_s > 0.0) {
+        sig_atomic_t seen = stops;
+        gint64 until = g_get_monotonic_time() + (gint64)(opt->metrics_linger_s * 1e6);
+        while (stops == seen && g_get_monotonic_time() < until)
+            g_usleep(LINGER_POLL_US);
+    }
+    tapo_metrics_http_stop(mon->http);
+    tapo_metrics_free(mon->metrics);
+    memset(mon, 0, sizeof *mon);
 }
 
 /* ---- commands -------------------------------------------------------------- */
@@ -281,7 +387,8 @@ static bool run_options(const options *opt, char **files, tapo_run_options *o, G
     *o = (tapo_run_options){ .files = files, .interface = opt->interface, .capture_filter = opt->capture_filter,
                              .jobs = opt->jobs, .merge_by_time = opt->merge_by_time,
                              .continuous = opt->continuous, .grace_s = opt->grace_s, .idle_s = opt->idle_s,
-                             .settle_s = opt->settle_s, .interval_s = opt->interface ? opt->interval_s : 0.0 };
+                             .settle_s = opt->settle_s, .interval_s = opt->interface ? opt->interval_s : 0.0,
+                             .buffer_bytes = opt->buffer_kib > 0 ? (uint64_t)opt->buffer_kib << 10 : 0 };
     o->stream = opt->interface != NULL;
     for (char **p = files; p && *p; p++)
         o->stream = o->stream || tapo_input_streams(*p);
@@ -375,12 +482,24 @@ static int run_analysis(options *opt)
     /* Stall rows go to stdout unless a report, partial result or page takes it. */
     bool rows_to_stdout = !opt->stalls_path && !opt->report && !opt->partial_path && !opt->html_path;
     tapo_output stalls = { 0 }, flows = { 0 }, episodes = { 0 };
+    uint64_t rotate_bytes = 0;
+    if (opt->rotate_size && !parse_size(opt->rotate_size, &rotate_bytes, &error)) {
+        g_strfreev(files);
+        return fail(error);
+    }
+    bool rotate = rotate_bytes || opt->rotate_interval_s > 0.0;
     if (opt->stalls_path || rows_to_stdout) {
-        if (!tapo_output_open(&stalls, rows_to_stdout ? "-" : opt->stalls_path, &error)) {
+        const char *path = rows_to_stdout ? "-" : opt->stalls_path;
+        if (rotate ? !tapo_output_open_segments(&stalls, path, rotate_bytes, opt->rotate_interval_s, &error)
+                   : !tapo_output_open(&stalls, path, &error)) {
             g_strfreev(files);
             return fail(error);
         }
         o.stalls = &stalls;
+    } else if (rotate) {
+        g_strfreev(files);
+        return fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                "--rotate-size and --rotate-interval split the stall rows: give --stalls FILE"));
     }
     if (opt->flows_path) {
         if (!tapo_output_open(&flows, opt->flows_path, &error)) {
@@ -402,21 +521,32 @@ static int run_analysis(options *opt)
     GString *head = g_string_new("");
     if (o.stalls) {
         tapo_rows_stall_header(head, o.format);
-        tapo_output_puts(o.stalls, head->str);
+        tapo_output_set_header(o.stalls, head->str);
     }
     if (o.flows) {
         g_string_truncate(head, 0);
         tapo_rows_flow_header(head, o.format);
-        tapo_output_puts(o.flows, head->str);
+        tapo_output_set_header(o.flows, head->str);
     }
     if (o.episodes) {
         g_string_truncate(head, 0);
         tapo_rows_episode_header(head, o.format);
-        tapo_output_puts(o.episodes, head->str);
+        tapo_output_set_header(o.episodes, head->str);
     }
     g_string_free(head, TRUE);
     tapo_capture_init();
     handle_signals();
+    monitoring mon;
+    if (!monitoring_start(opt, &mon, &error)) {
+        monitoring_stop(opt, &mon);
+        tapo_output_close(&stalls, NULL);
+        tapo_output_close(&flows, NULL);
+        tapo_output_close(&episodes, NULL);
+        g_strfreev(files);
+        return fail(error);
+    }
+    o.metrics = mon.metrics;
+    o.memory = mon.cap.limit_bytes ? &mon.cap : NULL;
     tapo_report report;
     tapo_report_init(&report);
     tapo_html_stalls html_stalls = { 0 };
@@ -430,6 +560,16 @@ static int run_analysis(options *opt)
     if (report.files == 0 && !opt->interface) {
         fprintf(stderr, "tapo: no capture could be read\n");
         status = EXIT_INPUT_PROBLEM;
+    }
+    /* The last segment completed, the outputs' final counts for a last scrape. */
+    tapo_output *outs[3] = { &stalls, &flows, &episodes };
+    static const char *const out_names[3] = { "stalls", "flows", "episodes" };
+    for (int i = 0; i < 3; i++) {
+        tapo_output_finish(outs[i]);
+        if (mon.metrics && (outs[i]->f || outs[i]->path)) {
+            tapo_metrics_output counts = { outs[i]->rows, outs[i]->rows_lost, outs[i]->files };
+            tapo_metrics_set_output(mon.metrics, out_names[i], &counts);
+        }
     }
     if (!tapo_output_close(&stalls, &error))
         status = fail(error);
@@ -453,6 +593,7 @@ static int run_analysis(options *opt)
     }
     tapo_report_free(&report);
     g_strfreev(files);
+    monitoring_stop(opt, &mon);
     return status;
 }
 
@@ -487,7 +628,8 @@ static int run_merge(options *opt)
 int main(int argc, char **argv)
 {
     options opt = { .jobs = 0, .grace_s = DEFAULT_GRACE_S, .idle_s = DEFAULT_IDLE_S,
-                    .settle_s = DEFAULT_SETTLE_S, .interval_s = DEFAULT_INTERVAL_S };
+                    .settle_s = DEFAULT_SETTLE_S, .interval_s = DEFAULT_INTERVAL_S,
+                    .metrics_servers = DEFAULT_METRICS_SERVERS };
     bool merge = argc > 1 && strcmp(argv[1], "merge") == 0;
     GOptionEntry entries[] = {
         { "read-file", 'r', 0, G_OPTION_ARG_FILENAME, &opt.read_file,
@@ -502,6 +644,27 @@ int main(int argc, char **argv)
           "hindsight (default 5; 0: at once, the one-pass verdict)", "S" },
         { "interval", 0, 0, G_OPTION_ARG_DOUBLE, &opt.interval_s,
           "Live: a summary line on stderr every S seconds (default 10; 0: none)", "S" },
+        { "buffer-size", 'B', 0, G_OPTION_ARG_INT, &opt.buffer_kib,
+          "Live: the kernel's capture buffer, KiB, as tcpdump -B (default: libpcap's, 2 MiB)", "KIB" },
+        { "metrics", 0, 0, G_OPTION_ARG_STRING, &opt.metrics_address,
+          "Serve Prometheus metrics on http://ADDR:PORT/metrics (:PORT: every address; port 0: any free one)",
+          "ADDR:PORT" },
+        { "metrics-servers", 0, 0, G_OPTION_ARG_INT, &opt.metrics_servers,
+          "The busiest N server endpoints by stalled time get a label of their own in the metrics, the rest "
+          "are \"other\" (default 10)", "N" },
+        { "metrics-linger", 0, 0, G_OPTION_ARG_DOUBLE, &opt.metrics_linger_s,
+          "Once the inputs ended, keep answering for S seconds (a last scrape; SIGINT or SIGTERM ends it)", "S" },
+        { "memory-limit", 0, 0, G_OPTION_ARG_DOUBLE, &opt.memory_limit_mib,
+          "Keep tapo's memory under MIB MiB: the connections quiet for the longest are written out early "
+          "(counted) when it is reached (default: no limit)", "MIB" },
+        { "rotate-size", 0, 0, G_OPTION_ARG_STRING, &opt.rotate_size,
+          "Split --stalls FILE into files of about SIZE bytes (k, M, G), each written whole: "
+          "FILE-<UTC start>.csv (see man tapo)", "SIZE" },
+        { "rotate-interval", 0, 0, G_OPTION_ARG_DOUBLE, &opt.rotate_interval_s,
+          "Split --stalls FILE into a file every S seconds, each written whole", "S" },
+        { "config", 0, 0, G_OPTION_ARG_FILENAME, &opt.config_path,
+          "Read settings from FILE first: a key file whose group [tapo] holds long options by name "
+          "(/etc/tapo/tapo.conf for the service)", "FILE" },
         { "jobs", 'j', 0, G_OPTION_ARG_INT, &opt.jobs, "Worker threads (default: every core)", "N" },
         { "merge-by-time", 0, 0, G_OPTION_ARG_NONE, &opt.merge_by_time,
           "The captures are simultaneous parts of one capture (several interfaces): interleave them "
@@ -544,6 +707,29 @@ int main(int argc, char **argv)
           merge ? "PARTIAL..." : "CAPTURE..." },
         { NULL, 0, 0, 0, NULL, NULL, NULL }
     };
+    /* --config FILE: its settings go before the command line's, which win. */
+    const char *config = tapo_config_file_named(argc, argv);
+    char **config_args = NULL;
+    char **all_args = NULL;
+    if (config) {
+        GError *config_error = NULL;
+        config_args = tapo_config_file_args(config, entries, &config_error);
+        if (!config_args) {
+            int status = fail(config_error);
+            options_free(&opt);
+            return status;
+        }
+        int n = (int)g_strv_length(config_args), first = merge ? 2 : 1;
+        all_args = g_new0(char *, argc + n + 1);
+        for (int i = 0; i < first; i++)
+            all_args[i] = argv[i];
+        for (int i = 0; i < n; i++)
+            all_args[first + i] = config_args[i];
+        for (int i = first; i < argc; i++)
+            all_args[n + i] = argv[i];
+        argc += n;
+        argv = all_args;
+    }
     GOptionContext *context = g_option_context_new(merge ? "- merge partial results" : "- why TCP connections stalled");
     g_option_context_add_main_entries(context, entries, NULL);
     g_option_context_set_description(context,
@@ -553,6 +739,9 @@ int main(int argc, char **argv)
         "Examples:\n"
         "  tapo capture.pcap > stalls.csv\n"
         "  sudo tapo -i eth0 -f 'tcp port 443' --report text\n"
+        "  sudo tapo -i eth0 --metrics 127.0.0.1:9977 --memory-limit 256 -w /var/log/tapo/stalls.csv "
+        "--rotate-size 64M\n"
+        "  tapo --config /etc/tapo/tapo.conf\n"
         "  tcpdump -i eth0 -w - | tapo -\n"
         "  tapo -F jsonl -j 8 --flows flows.jsonl --stalls stalls.jsonl day/*.pcap.gz\n"
         "  tapo --report text capture.pcapng\n"
@@ -596,6 +785,11 @@ int main(int argc, char **argv)
         status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                                   "--compare writes the HTML report alone: run each set on its own for "
                                   "rows, reports or partial results"));
+    } else if ((merge || opt.compare) && (opt.metrics_address || opt.memory_limit_mib > 0.0 || opt.rotate_size ||
+                                          opt.rotate_interval_s > 0.0)) {
+        status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                                  "--metrics, --memory-limit and --rotate-* are for an analysis run, not for %s",
+                                  merge ? "tapo merge" : "--compare"));
     } else if (!merge && opt.interface && ((opt.files && opt.files[0]) || opt.read_file)) {
         status = fail(g_error_new(G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                                   "-i reads an interface: name no capture file with it"));
@@ -614,5 +808,7 @@ int main(int argc, char **argv)
     }
     g_option_context_free(context);
     options_free(&opt);
+    g_free(all_args);
+    g_strfreev(config_args);
     return status;
 }

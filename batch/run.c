@@ -14,6 +14,14 @@
  * input.  A stall's row is written once its settle time has passed on the
  * capture's clock (with the hindsight of that much capture), the outputs
  * flushed; the report still counts final verdicts, when connections end.
+ * Episodes are found as stalls settle (episode_stream.h), so that nothing
+ * grows with the length of the run.
+ *
+ * Long runs (metrics.h, memory_cap.h): the run publishes its counts for
+ * --metrics as it goes, evicts the quietest connections when the heap
+ * passes the memory cap, completes output segments that are old enough and
+ * reopens the outputs on SIGHUP, every SETTLE_CHECK_S of the clock and
+ * whenever the link is quiet.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -29,6 +37,7 @@
 #include "connection_table.h"
 #include "decode.h"
 #include "episode_stalls.h"
+#include "episode_stream.h"
 #include "live.h"
 #include "stall_fields.h"
 #include "verdict.h"
@@ -38,10 +47,16 @@
 #define MESSAGES_PER_FILE 5           /* undecodable frames reported one by one, count */
 #define PROGRESS_EVERY_S 1.0          /* wall seconds between progress lines */
 #define SETTLE_CHECK_S 0.5            /* capture seconds between looks for settled stalls (streaming) */
+#define PUBLISH_EVERY_US 500000       /* wall microseconds between publications of the counts (--metrics) */
+#define CAP_CHECK_CONNECTIONS 256     /* new connections between looks at the memory (--memory-limit), count */
+#define EVICT_BATCH 64                /* connections evicted at least between looks at the memory, count */
+#define EVICT_SHARE 8                 /* or this share of those held (1/8), whichever is more */
+#define LONGEST_EPISODE_STALL_S 60.0  /* streaming: a stall longer than this may miss an earlier episode, seconds */
+#define STREAM_REPORT_EPISODES 10000  /* streaming: episodes the report lists; the rest are in rows and metrics */
 
-/* Set by a signal: the inputs end at the next frame. */
+/* Set by a signal: the inputs end at the next frame; the outputs are reopened. */
 static volatile sig_atomic_t stop_requested;
-static tapo_live *volatile live_source;
+static volatile sig_atomic_t reopen_requested;
 
 typedef struct shared {
     const tapo_run_options *o;
@@ -56,7 +71,8 @@ typedef struct worker {
     GThread *thread;
     tapo_conn_table table;
     tapo_report report;
-    GString *stall_out, *flow_out;
+    GString *stall_out, *flow_out, *episode_out;
+    uint64_t stall_rows, flow_rows, episode_rows; /* rows in them, count */
     bool complete;                    /* every input read to its end */
     gint64 progress_start_us, progress_last_us;
     GHashTable *pending;              /* streaming: connections with stalls not yet written */
@@ -67,31 +83,52 @@ typedef struct worker {
     double settled_check_s;           /* the clock when they were last looked at, seconds */
     uint64_t rows_streamed;           /* stall rows written before their connection ended, count */
     gint64 summary_last_us;           /* wall time of the latest summary line (live) */
+    tapo_episode_stream *episodes;    /* streaming: episodes found as stalls settle; NULL: at the end */
+    GStringChunk *scratch;            /* texts of the stall being added to it */
+    uint64_t episodes_unlisted;       /* streaming: episodes past STREAM_REPORT_EPISODES, count */
+    double latest_epoch_s;            /* streaming: the latest frame's time, or the wall's when quiet, seconds */
+    uint64_t connections;             /* started, count */
+    tapo_memory_cap cap;              /* --memory-limit: this worker's marks (they adapt); a zero limit: none */
+    unsigned since_cap_check;         /* connections started since the heap was looked at, count */
+    gint64 published_us;              /* wall time of the latest publication (--metrics) */
 } worker;
 
 /* ---- output ---------------------------------------------------------- */
+
+/* The outputs' counts, for --metrics (under the output lock). */
+static void publish_outputs(const tapo_run_options *o)
+{
+    const tapo_output *outs[3] = { o->stalls, o->flows, o->episodes };
+    static const char *const names[3] = { "stalls", "flows", "episodes" };
+    for (int i = 0; i < 3; i++)
+        if (outs[i]) {
+            tapo_metrics_output counts = { outs[i]->rows, outs[i]->rows_lost, outs[i]->files };
+            tapo_metrics_set_output(o->metrics, names[i], &counts);
+        }
+}
 
 /* Writes the worker's buffered rows out (force: whatever their size; a
  * streaming run also pushes them to the files). */
 static void flush(worker *w, bool force)
 {
-    if (!force && w->stall_out->len + w->flow_out->len < OUTPUT_FLUSH_BYTES)
+    if (!force && w->stall_out->len + w->flow_out->len + w->episode_out->len < OUTPUT_FLUSH_BYTES)
         return;
     const tapo_run_options *o = w->sh->o;
+    tapo_output *outs[3] = { o->stalls, o->flows, o->episodes };
+    GString *bufs[3] = { w->stall_out, w->flow_out, w->episode_out };
+    uint64_t *rows[3] = { &w->stall_rows, &w->flow_rows, &w->episode_rows };
     g_mutex_lock(&w->sh->output_lock);
-    if (o->stalls && w->stall_out->len)
-        tapo_output_write(o->stalls, w->stall_out->str, w->stall_out->len);
-    if (o->flows && w->flow_out->len)
-        tapo_output_write(o->flows, w->flow_out->str, w->flow_out->len);
-    if (o->stream) {
-        if (o->stalls)
-            tapo_output_flush(o->stalls);
-        if (o->flows)
-            tapo_output_flush(o->flows);
+    for (int i = 0; i < 3; i++) {
+        if (outs[i] && bufs[i]->len)
+            tapo_output_write_rows(outs[i], bufs[i]->str, bufs[i]->len, *rows[i]);
+        if (outs[i] && o->stream)
+            tapo_output_flush(outs[i]);
+        g_string_truncate(bufs[i], 0);
+        *rows[i] = 0;
     }
+    if (o->metrics)
+        publish_outputs(o);
     g_mutex_unlock(&w->sh->output_lock);
-    g_string_truncate(w->stall_out, 0);
-    g_string_truncate(w->flow_out, 0);
 }
 
 static void write_stall(worker *w, const tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v)
@@ -110,7 +147,28 @@ static void write_stall(worker *w, const tapo_connection *c, const tapo_conn_sta
     tapo_endpoint_address(&c->id.first, from, src, &place.sport);
     tapo_endpoint_address(&c->id.first, 1 - from, dst, &place.dport);
     tapo_rows_stall(w->stall_out, w->sh->o->format, &place, v, &c->summary, &w->sh->o->cfg);
+    w->stall_rows++;
     flush(w, false);
+}
+
+/* A stall's row is decided (streamed, or final when its connection
+ * ended): written, counted for --metrics, and, streaming, grouped. */
+static void stall_decided(worker *w, tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v)
+{
+    write_stall(w, c, s, v);
+    if (w->sh->o->metrics) {
+        tapo_basis basis;
+        int client = tapo_conv_client(&c->summary, &basis);
+        char *server = tapo_endpoint_text(&c->id.first, 1 - client);
+        tapo_metrics_stall(w->sh->o->metrics, v, server);
+        g_free(server);
+    }
+    if (w->episodes) {
+        tapo_episode_stall es;
+        tapo_episode_stall_describe(c, s, v, w->scratch, &es);
+        tapo_episode_stream_add(w->episodes, &es, w->sh->names[s->place.file], s->place.frame);
+        g_string_chunk_clear(w->scratch);
+    }
 }
 
 /* The hint of the latest stall of the flow's dominant cause, as its
@@ -178,7 +236,7 @@ static void add_html_stall(worker *w, const tapo_connection *c, const tapo_conn_
 
 /* A connection left the table: the final verdict of every stall, then the
  * connection's line. */
-static void connection_ended(void *ctx, tapo_connection *c, bool idle)
+static void connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
 {
     worker *w = ctx;
     tapo_flow_row *row = flow_row(w, c);
@@ -193,15 +251,17 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
             continue;
         latest_of_cause[v.cause] = (int)i;
         tapo_report_add_stall(&w->report, &v);
-        tapo_episode_stall es;
-        tapo_episode_stall_describe(c, s, &v, w->episode_texts, &es);
-        tapo_row_member where = { w->sh->names[s->place.file], s->place.frame };
-        g_array_append_val(w->episode_stalls, es);
-        g_array_append_val(w->episode_places, where);
+        if (!w->episodes) {
+            tapo_episode_stall es;
+            tapo_episode_stall_describe(c, s, &v, w->episode_texts, &es);
+            tapo_row_member where = { w->sh->names[s->place.file], s->place.frame };
+            g_array_append_val(w->episode_stalls, es);
+            g_array_append_val(w->episode_places, where);
+        }
         if (label)
             add_html_stall(w, c, s, &v, label);
         if (i >= c->rows_written)
-            write_stall(w, c, s, &v);
+            stall_decided(w, c, s, &v);
         row->stalls++;
         row->stalled_s += v.duration_s;
         row->stalled_by_cause_s[v.cause] += v.duration_s;
@@ -215,9 +275,11 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
     }
     g_free(label);
     row->advice = flow_advice(w, c, row, latest_of_cause);
-    if (w->sh->o->flows)
+    if (w->sh->o->flows) {
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
-    w->report.idle_flushed += idle;
+        w->flow_rows++;
+    }
+    w->report.idle_flushed += why == TAPO_END_IDLE;
     tapo_report_add_flow(&w->report, row);
     if (w->pending)
         g_hash_table_remove(w->pending, c);
@@ -231,6 +293,9 @@ static void connection_ended(void *ctx, tapo_connection *c, bool idle)
 static bool write_settled(worker *w, tapo_connection *c, double clock_s)
 {
     const tapo_run_options *o = w->sh->o;
+    /* The sender is chosen from the connection's summary as it is now. */
+    if (c->stalls && c->rows_written < c->stalls->len)
+        tapo_table_summary(c);
     while (c->stalls && c->rows_written < c->stalls->len) {
         const tapo_conn_stall *s = c->stalls->pdata[c->rows_written];
         if (s->place.clock_s > clock_s - o->settle_s)
@@ -240,7 +305,7 @@ static bool write_settled(worker *w, tapo_connection *c, double clock_s)
          * at the packet.  Neither used the whole capture. */
         if (tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, o->settle_s > 0.0, &v)) {
             v.final = false;
-            write_stall(w, c, s, &v);
+            stall_decided(w, c, s, &v);
             w->rows_streamed++;
         }
         c->rows_written++;
@@ -271,6 +336,123 @@ static void heap_release(void *ctx, void *storage)
 {
     (void)ctx;
     g_free(storage);
+}
+
+/* An episode found while streaming: into the report, --episodes and the
+ * metrics. */
+static void stream_episode(void *ctx, const tapo_episode *e, const tapo_row_member *members, guint count)
+{
+    worker *w = ctx;
+    const tapo_run_options *o = w->sh->o;
+    if (w->report.episodes->len < STREAM_REPORT_EPISODES)
+        tapo_report_add_episode(&w->report, e, members[0].file);
+    else
+        w->episodes_unlisted++;
+    if (o->episodes) {
+        tapo_rows_episode(w->episode_out, o->format, e, members[0].file, members, count);
+        w->episode_rows++;
+    }
+    if (o->metrics)
+        tapo_metrics_episode(o->metrics, e);
+}
+
+/* Streaming: the episodes that can no longer change (all: the capture ended). */
+static void close_episodes(worker *w, bool all)
+{
+    if (!w->episodes)
+        return;
+    tapo_episode_stream_close(w->episodes, w->latest_epoch_s, all, stream_episode, w);
+    flush(w, true);
+}
+
+/* ---- long runs ----------------------------------------------------------- */
+
+static tapo_live *volatile live_source;
+static bool speaks(const worker *w);
+
+/* The worker's counts, for --metrics (force: now, else at most every
+ * PUBLISH_EVERY_US). */
+static void publish(worker *w, bool force)
+{
+    const tapo_run_options *o = w->sh->o;
+    if (!o->metrics)
+        return;
+    gint64 now = g_get_monotonic_time();
+    if (!force && now - w->published_us < PUBLISH_EVERY_US)
+        return;
+    w->published_us = now;
+    uint64_t settling = 0;
+    if (w->pending) {
+        GHashTableIter it;
+        gpointer key;
+        g_hash_table_iter_init(&it, w->pending);
+        while (g_hash_table_iter_next(&it, &key, NULL)) {
+            const tapo_connection *c = key;
+            settling += c->stalls ? c->stalls->len - c->rows_written : 0;
+        }
+    }
+    tapo_metrics_worker counts = {
+        .packets = w->report.packets, .tcp_packets = w->report.tcp_packets, .undecodable = w->report.undecodable,
+        .connections = w->connections, .open = w->table.by_key ? tapo_table_size(&w->table) : 0,
+        .evicted = w->table.evicted, .idle_ended = w->report.idle_flushed, .settling = settling,
+    };
+    tapo_metrics_set_worker(o->metrics, w->index, &counts);
+    tapo_live *live = live_source;
+    if (live) {
+        uint64_t kernel, interface;
+        tapo_live_drops(live, &kernel, &interface);
+        tapo_metrics_set_drops(o->metrics, kernel, interface);
+    }
+    if (speaks(w)) {
+        g_mutex_lock(&w->sh->output_lock);
+        publish_outputs(o);
+        g_mutex_unlock(&w->sh->output_lock);
+        tapo_metrics_set_memory(o->metrics, tapo_memory_heap(), o->memory ? o->memory->limit_bytes : 0);
+    }
+}
+
+/* --memory-limit: past the heap's high mark, the quietest connections are
+ * written out and freed, down to the low mark (memory_cap.h). */
+static void keep_under_cap(worker *w)
+{
+    w->since_cap_check = 0;
+    uint64_t target = tapo_memory_cap_check(&w->cap);
+    if (!target)
+        return;
+    uint64_t before = w->table.evicted;
+    while (tapo_table_size(&w->table) > 0 && tapo_memory_heap() > target) {
+        guint n = MAX(EVICT_BATCH, tapo_table_size(&w->table) / EVICT_SHARE);
+        for (guint k = 0; k < n && tapo_table_evict_oldest(&w->table); k++)
+            ;
+        flush(w, true);
+    }
+    if (before == 0 && w->table.evicted > 0 && speaks(w))
+        fprintf(stderr, "tapo: the memory neared --memory-limit %" G_GUINT64_FORMAT " MiB: the quietest connections "
+                "are written out early (tapo_connections_evicted_total)\n", w->cap.limit_bytes >> 20);
+}
+
+/* Every SETTLE_CHECK_S of the clock and whenever the link is quiet. */
+static void upkeep(worker *w)
+{
+    const tapo_run_options *o = w->sh->o;
+    if (reopen_requested && speaks(w)) {
+        reopen_requested = 0;
+        g_mutex_lock(&w->sh->output_lock);
+        tapo_output *outs[3] = { o->stalls, o->flows, o->episodes };
+        for (int i = 0; i < 3; i++)
+            if (outs[i])
+                tapo_output_reopen(outs[i]);
+        g_mutex_unlock(&w->sh->output_lock);
+        fprintf(stderr, "tapo: SIGHUP: outputs reopened\n");
+    }
+    if (o->stalls && speaks(w)) {
+        g_mutex_lock(&w->sh->output_lock);
+        tapo_output_tick(o->stalls);
+        g_mutex_unlock(&w->sh->output_lock);
+    }
+    close_episodes(w, false);
+    keep_under_cap(w);
+    publish(w, false);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -344,6 +526,8 @@ static void handle(worker *w, input *in, run_clock *k)
     double rel_s = tapo_rel_time(&k->rel, f);
     if (rel_s > k->clock_s)
         k->clock_s = rel_s;
+    if (f->time_s > w->latest_epoch_s)
+        w->latest_epoch_s = f->time_s;
     /* With several workers, whose connection it is comes first: the
      * options of others' segments are not read. */
     tapo_segment_fields seg = { .ends.family = 0 };
@@ -377,10 +561,18 @@ static void handle(worker *w, input *in, run_clock *k)
             if (w->sh->o->settle_s <= 0.0)
                 write_all_settled(w, k->clock_s);
         }
+        /* Last: an eviction may end the segment's own connection. */
+        if (result.started) {
+            w->connections++;
+            if (w->cap.limit_bytes && ++w->since_cap_check >= CAP_CHECK_CONNECTIONS)
+                keep_under_cap(w);
+        }
     }
-    if (w->pending && k->clock_s - w->settled_check_s >= SETTLE_CHECK_S) {
+    if (k->clock_s - w->settled_check_s >= SETTLE_CHECK_S || reopen_requested) {
         w->settled_check_s = k->clock_s;
-        write_all_settled(w, k->clock_s);
+        if (w->pending)
+            write_all_settled(w, k->clock_s);
+        upkeep(w);
     }
     progress(w, false);
 }
@@ -427,6 +619,7 @@ static void read_in_turn(worker *w, uint32_t count)
         close_input(w, &in);
         if (!w->sh->o->continuous) {
             tapo_table_end_all(&w->table);
+            close_episodes(w, true);
             k = (run_clock){ 0 };
         }
     }
@@ -468,10 +661,13 @@ static void summary_line(worker *w, bool force)
     w->summary_last_us = now;
     GDateTime *t = g_date_time_new_now_local();
     char *when = g_date_time_format(t, "%H:%M:%S");
+    uint64_t kernel = 0, interface = 0;
+    tapo_live_drops(live_source, &kernel, &interface);
     fprintf(stderr, "tapo: %s %s: %" G_GUINT64_FORMAT " packets (%" G_GUINT64_FORMAT " TCP), %u connections "
-            "open, %" G_GUINT64_FORMAT " stalls written, %u dropped by the kernel\n", when, o->interface,
-            w->report.packets, w->report.tcp_packets, g_hash_table_size(w->table.by_key), w->rows_streamed,
-            tapo_live_dropped(live_source));
+            "open, %" G_GUINT64_FORMAT " stalls written, %" G_GUINT64_FORMAT " dropped by the kernel, %"
+            G_GUINT64_FORMAT " by the interface, %" G_GUINT64_FORMAT " connections evicted\n", when, o->interface,
+            w->report.packets, w->report.tcp_packets, tapo_table_size(&w->table), w->rows_streamed, kernel,
+            interface, w->table.evicted);
     g_free(when);
     g_date_time_unref(t);
 }
@@ -480,18 +676,20 @@ static void summary_line(worker *w, bool force)
  * that stalls settle and idle connections end. */
 static void quiet(worker *w, run_clock *k, double first_epoch_s)
 {
-    double now_rel = g_get_real_time() / 1e6 - first_epoch_s;
+    double now_s = g_get_real_time() / 1e6, now_rel = now_s - first_epoch_s;
     if (first_epoch_s > 0.0 && now_rel > k->clock_s) {
         k->clock_s = now_rel;
+        w->latest_epoch_s = MAX(w->latest_epoch_s, now_s);
         tapo_table_tick(&w->table, k->clock_s);
         write_all_settled(w, k->clock_s);
     }
+    upkeep(w);
 }
 
 static void read_live(worker *w)
 {
     GError *error = NULL;
-    tapo_live *live = tapo_live_open(w->sh->o->interface, w->sh->o->capture_filter, &error);
+    tapo_live *live = tapo_live_open(w->sh->o->interface, w->sh->o->capture_filter, w->sh->o->buffer_bytes, &error);
     if (!live) {
         fprintf(stderr, "tapo: %s\n", error->message);
         g_error_free(error);
@@ -525,8 +723,14 @@ static void read_live(worker *w)
         w->complete = false;
     }
     summary_line(w, true);
+    publish(w, true);
     live_source = NULL;
     tapo_live_close(live);
+}
+
+void tapo_run_reopen(void)
+{
+    reopen_requested = 1;
 }
 
 void tapo_run_stop(void)
@@ -554,6 +758,14 @@ static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
     tapo_report_init(&w->report);
     w->stall_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
     w->flow_out = g_string_sized_new(OUTPUT_FLUSH_BYTES);
+    w->episode_out = g_string_new("");
+    if (sh->o->memory)
+        w->cap = *sh->o->memory;
+    if (sh->o->stream && !sh->o->html) {
+        w->episodes = tapo_episode_stream_new(sh->o->cfg.episode_min_connections,
+                                              sh->o->settle_s + SETTLE_CHECK_S + LONGEST_EPISODE_STALL_S);
+        w->scratch = g_string_chunk_new(256);
+    }
     if (sh->o->stream)
         w->pending = g_hash_table_new(g_direct_hash, g_direct_equal);
     w->summary_last_us = g_get_monotonic_time();
@@ -578,7 +790,9 @@ static gpointer worker_run(gpointer data)
     else
         read_in_turn(w, count);
     tapo_table_finish(&w->table);
+    close_episodes(w, true);
     flush(w, true);
+    publish(w, true);
     progress(w, true);
     return NULL;
 }
@@ -709,6 +923,13 @@ bool tapo_run(const tapo_run_options *o, tapo_report *report)
         tapo_report_free(&ws[i].report);
         g_string_free(ws[i].stall_out, TRUE);
         g_string_free(ws[i].flow_out, TRUE);
+        g_string_free(ws[i].episode_out, TRUE);
+        tapo_episode_stream_free(ws[i].episodes);
+        if (ws[i].scratch)
+            g_string_chunk_free(ws[i].scratch);
+        if (ws[i].episodes_unlisted)
+            fprintf(stderr, "tapo: %" G_GUINT64_FORMAT " more episodes are in --episodes and the metrics, not "
+                    "in the report\n", ws[i].episodes_unlisted);
         if (ws[i].pending)
             g_hash_table_destroy(ws[i].pending);
     }

@@ -19,6 +19,8 @@
 
 #include "config.h"
 #include "html.h"
+#include "memory_cap.h"
+#include "metrics.h"
 #include "output.h"
 #include "report.h"
 #include "rows.h"
@@ -46,6 +48,9 @@ typedef struct tapo_run_options {
     bool stream;
     double settle_s;                  /* seconds */
     double interval_s;                /* a summary line on stderr this often (live), seconds; 0: none */
+    uint64_t buffer_bytes;            /* the live capture's kernel buffer, bytes; 0: libpcap's default */
+    tapo_metrics *metrics;            /* what the run counts, for --metrics; NULL: none */
+    const tapo_memory_cap *memory;    /* connections are evicted to keep under it; NULL: no cap */
 } tapo_run_options;
 
 /* Runs the analysis; fills report.  Returns false when an input could
@@ -56,6 +61,11 @@ bool tapo_run(const tapo_run_options *o, tapo_report *report);
 /* Ends the run at the next frame, as if the inputs ended there (SIGINT,
  * SIGTERM): every connection is written out.  Safe in a signal handler. */
 void tapo_run_stop(void);
+
+/* SIGHUP: the outputs are reopened (a segment completed, a single file
+ * opened again at its path) at the next frame or quiet moment.  Safe in a
+ * signal handler. */
+void tapo_run_reopen(void);
 
 /* Whether an input is read once only (a pipe, standard input, a FIFO):
  * such runs stream. */

@@ -1,7 +1,9 @@
 # The Debian package: `cpack -G DEB` in a build tree configured with the
 # system folders (scripts/package does both).  It installs what
 # "cmake --install" installs as root: the plugin for the Wireshark it was
-# built against, the Lua companion, the TAPO profile and the tapo command.
+# built against, the Lua companion, the TAPO profile, the tapo command and
+# its service (tapo.service, disabled: no maintainer script enables it; and
+# /etc/tapo/tapo.conf, a conffile that upgrades keep).
 # dpkg-shlibdeps ties it to that Wireshark's libraries (their soname changes
 # with every minor version, as the plugin ABI does).
 pkg_check_modules(TAPO_PACKAGE_WS QUIET wireshark)
@@ -16,15 +18,21 @@ think time, ...), as the CoNEXT 2015 paper Demystifying and Mitigating TCP
 Stalls at the Server Side does.  This package holds the Wireshark
 plugin (tapo.* fields, expert info, Statistics > TCP Stalls (TAPO)), its Lua
 companion (per-flow reports), the TAPO configuration profile and the tapo
-batch analyser, for Wireshark ${TAPO_PACKAGE_WS_MAJMIN}.")
+batch analyser with its service (tapo.service, installed disabled: live
+analysis with Prometheus metrics), for Wireshark ${TAPO_PACKAGE_WS_MAJMIN}.")
 set(CPACK_PACKAGE_CONTACT "TAPO for Wireshark developers <tapo-wireshark@users.noreply.github.com>")
 set(CPACK_DEBIAN_PACKAGE_SECTION "net")
 set(CPACK_DEBIAN_PACKAGE_LICENSE "GPL-2.0-or-later")
 set(CPACK_DEBIAN_PACKAGE_RELEASE "1+ws${TAPO_PACKAGE_WS_MAJMIN}")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "wireshark-common")
+# procps: /bin/kill, which tapo.service's reload (SIGHUP) runs.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "wireshark-common, procps")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "tshark | wireshark")
 set(CPACK_STRIP_FILES ON)
+if(TAPO_CONFIG_INSTALL_DIR)
+    file(WRITE "${CMAKE_BINARY_DIR}/debian-control/conffiles" "${TAPO_CONFIG_INSTALL_DIR}/tapo.conf\n")
+    set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/debian-control/conffiles")
+endif()
 set(CPACK_GENERATOR "DEB")
 include(CPack)

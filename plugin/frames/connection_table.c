@@ -72,7 +72,7 @@ static void release(tapo_conn_table *t, void *storage)
 }
 
 /* The connection leaves the table: the owner gets its final verdicts. */
-static void end_connection(tapo_conn_table *t, tapo_connection *c, bool idle)
+static void end_connection(tapo_conn_table *t, tapo_connection *c, tapo_end_reason why)
 {
     drop_state(c);
     g_hash_table_remove(t->by_key, &c->key);
@@ -80,7 +80,7 @@ static void end_connection(tapo_conn_table *t, tapo_connection *c, bool idle)
         t->last_hit = NULL;
     move_to(t, c, QUEUE_NONE);
     if (t->hooks.ended)
-        t->hooks.ended(t->hooks.ctx, c, idle);
+        t->hooks.ended(t->hooks.ctx, c, why);
     if (c->stalls) {
         if (!t->keep_ended)
             for (guint i = 0; i < c->stalls->len; i++)
@@ -145,7 +145,7 @@ static bool still_there(tapo_conn_table *t, tapo_connection *c, double clock_s)
     bool gone = c->queue == QUEUE_DROPPED && quiet > 2 * t->grace_s;
     bool idle = c->queue == QUEUE_OPEN && t->idle_s > 0.0 && quiet > t->idle_s;
     if (gone || idle)
-        end_connection(t, c, idle);
+        end_connection(t, c, idle ? TAPO_END_IDLE : TAPO_END_OVER);
     return !(gone || idle);
 }
 
@@ -192,7 +192,7 @@ void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, cons
     if (c && !still_there(t, c, place->clock_s))
         c = NULL;
     if (c && tapo_flow_splits(&c->id, seg)) {
-        end_connection(t, c, false);
+        end_connection(t, c, TAPO_END_OVER);
         c = NULL;
     }
     out->started = c == NULL;
@@ -243,14 +243,51 @@ void tapo_table_quoted(tapo_conn_table *t, const tapo_segment_fields *seg)
     tapo_endpoints key;
     tapo_connection *c = lookup(t, seg, &key);
     if (c && tapo_flow_splits(&c->id, seg))
-        end_connection(t, c, false);
+        end_connection(t, c, TAPO_END_OVER);
+}
+
+/* The connection of queue q quiet for the longest; NULL when q is empty.
+ * The queue is in the order connections were queued, and a connection's
+ * latest segment is never earlier than its queuing: the first head not
+ * active since it was queued is quiet for longer than any behind it.  The
+ * heads active since go to the tail, as of their latest segment, as the
+ * tick moves them. */
+static tapo_connection *quietest(tapo_conn_table *t, int q)
+{
+    while (t->queues[q].head) {
+        tapo_connection *c = t->queues[q].head->data;
+        if (c->last_clock_s <= c->queued_clock_s)
+            return c;
+        move_to(t, c, (uint8_t)q);
+    }
+    return NULL;
+}
+
+bool tapo_table_evict_oldest(tapo_conn_table *t)
+{
+    tapo_connection *oldest = NULL;
+    for (int q = QUEUE_OPEN; q <= QUEUE_DROPPED; q++) {
+        tapo_connection *c = quietest(t, q);
+        if (c && (!oldest || c->last_clock_s < oldest->last_clock_s))
+            oldest = c;
+    }
+    if (!oldest)
+        return false;
+    t->evicted++;
+    end_connection(t, oldest, TAPO_END_EVICTED);
+    return true;
+}
+
+guint tapo_table_size(const tapo_conn_table *t)
+{
+    return g_hash_table_size(t->by_key);
 }
 
 void tapo_table_end_all(tapo_conn_table *t)
 {
     for (int q = QUEUE_DROPPED; q >= QUEUE_OPEN; q--)
         while (t->queues[q].head)
-            end_connection(t, t->queues[q].head->data, false);
+            end_connection(t, t->queues[q].head->data, TAPO_END_OVER);
     t->last_tick_s = tapo_opt_s_none();   /* the next capture has a clock of its own */
 }
 

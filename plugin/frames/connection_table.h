@@ -23,7 +23,9 @@
  * changes no result.
  *
  * Memory follows the connections open at once, plus the stall records the
- * owner keeps.
+ * owner keeps.  An owner with a memory cap evicts connections, the one
+ * quiet for the longest first (tapo_table_evict_oldest): an evicted
+ * connection ends as an idle one does, with the verdicts known so far.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -80,6 +82,13 @@ struct tapo_connection {
     uint8_t queue;                    /* which (connection_table.c) */
 };
 
+/* Why a connection left the table. */
+typedef enum {
+    TAPO_END_OVER,                    /* it ended: a new stream on its ports, its grace periods, the input's end */
+    TAPO_END_IDLE,                    /* open, quiet for the idle timeout */
+    TAPO_END_EVICTED                  /* the owner needed its memory (tapo_table_evict_oldest) */
+} tapo_end_reason;
+
 /* What the owner of a table does with its memory and its connections. */
 typedef struct tapo_table_hooks {
     /* Zeroed storage of size bytes for a connection or a stall record. */
@@ -87,10 +96,10 @@ typedef struct tapo_table_hooks {
     /* Storage from alloc no longer used; NULL: kept until the owner frees
      * it all (the plugin's file scope). */
     void (*release)(void *ctx, void *storage);
-    /* A connection left the table (idle: by the idle timeout).  Its state
-     * is gone, its summary and stalls final; the owner writes them out.
-     * Afterwards the table releases it and its stalls. */
-    void (*ended)(void *ctx, tapo_connection *c, bool idle);
+    /* A connection left the table, for that reason.  Its state is gone,
+     * its summary and stalls final; the owner writes them out.  Afterwards
+     * the table releases it and its stalls. */
+    void (*ended)(void *ctx, tapo_connection *c, tapo_end_reason why);
     void *ctx;
 } tapo_table_hooks;
 
@@ -103,6 +112,7 @@ typedef struct tapo_conn_table {
     bool keep_ended;                  /* ended connections and their stalls stay (the plugin's frames point at them) */
     tapo_table_hooks hooks;
     uint32_t started;                 /* connections started, count */
+    uint64_t evicted;                 /* connections evicted (tapo_table_evict_oldest), count */
     tapo_opt_s last_tick_s;           /* the clock when connections were last looked at */
     tapo_conn_stall *spare;           /* storage for the next possible stall */
     tapo_connection *last_hit;        /* the latest segment's connection: the next one's, often */
@@ -141,6 +151,14 @@ void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, cons
 /* A TCP header quoted in an ICMP error: a quoted SYN with another ISN
  * starts a new stream in Wireshark, so it ends the connection here too. */
 void tapo_table_quoted(tapo_conn_table *t, const tapo_segment_fields *seg);
+
+/* Ends the connection that has been quiet for the longest, whatever its
+ * state (open, over, or only its summary kept), as if it had timed out;
+ * counted in t->evicted.  False when the table is empty. */
+bool tapo_table_evict_oldest(tapo_conn_table *t);
+
+/* Connections in the table now, count. */
+guint tapo_table_size(const tapo_conn_table *t);
 
 /* Ends every connection (a capture ends; the table stays). */
 void tapo_table_end_all(tapo_conn_table *t);

@@ -107,13 +107,16 @@ class Monitor:
                 "lines": [[round(t - t0, 6), line] for t, line in self.lines]}
 
 
-def run_live(sc, out_dir, vantages=False, monitors=None):
+def run_live(sc, out_dir, vantages=False, monitors=None, on_network=None, before_finish=None):
     """Runs one scenario on the emulated path; returns (pcaps, sidecar) where
     pcaps maps each vantage captured to its file.  monitors: name -> argv of
     live analysers to run in the sender's namespace ("{iface}" and "{port}"
     in them name the sender's TUN device and the server's port); what they
     printed, and when, goes into sidecar["monitors"], with the time the
-    client was done (sidecar["client_done_s"]), seconds from their start."""
+    client was done (sidecar["client_done_s"]), seconds from their start.
+    on_network(net): called once the namespaces exist, before anything runs
+    in them; before_finish(): once the traffic is over, before the monitors
+    are stopped (tests/test_monitor_lab.py scrapes them then)."""
     net = netlab.Netlab(sc.variant, sc.server_sysctls, sc.client_sysctls, sc.initcwnd, sc.ipv6,
                         sc.rto_min_ms, sc.sender)
     sender_ns, receiver_ns = ((netlab.SERVER_NS, netlab.CLIENT_NS) if sc.sender == "server"
@@ -123,6 +126,8 @@ def run_live(sc, out_dir, vantages=False, monitors=None):
     tmp_pcaps = {v: os.path.join(tmp, sc.name + suffix + ".pcap") for v, suffix in names.items()}
     procs = []
     try:
+        if on_network:
+            on_network(net)
         dumps = [start_capture(sender_ns, tmp_pcaps["sender"], sc.snaplen)]
         if vantages:
             dumps.append(start_capture(receiver_ns, tmp_pcaps["receiver"], sc.snaplen))
@@ -155,6 +160,8 @@ def run_live(sc, out_dir, vantages=False, monitors=None):
             return done_at[0] is not None and time.monotonic() - done_at[0] > sc.settle_s
 
         link.run(stop)
+        if before_finish:
+            before_finish()
         monitored = {name: m.finish(t0) for name, m in live.items()}
         report = json.loads(client.stdout.read() or "{}")
         counters = net.kernel_counters(sender_ns)
