@@ -249,6 +249,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
             .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
             .reveals_data = s != p->from && rx->revealed_bytes > 0,
+            .revealed_bytes = s != p->from ? rx->revealed_bytes : 0,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),

@@ -157,6 +157,10 @@ void tapo_hs_request(tapo_hindsight *hs)
 {
     settle_more_data(hs, false);
     settle_closing(hs, false);
+}
+
+void tapo_hs_bare_ack(tapo_hindsight *hs)
+{
     settle_answered(hs, false);
 }
 

@@ -57,8 +57,7 @@ typedef struct tapo_facts {
     uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
     bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
-    bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload
-                                   (before the peer spoke again or a FIN) */
+    bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
 } tapo_facts;
 
 /* What the sender's packet that ended a stall showed about the stall's
@@ -157,6 +156,11 @@ void tapo_hs_response_ended(tapo_hindsight *hs);
 
 /* The peer sent payload (a request): the sender goes on, not closing. */
 void tapo_hs_request(tapo_hindsight *hs);
+
+/* The sender sent nothing but an ACK: a bare ACK before it answered
+ * nothing.  (Its payload answers, whatever the peer asked meanwhile:
+ * pipelined requests.) */
+void tapo_hs_bare_ack(tapo_hindsight *hs);
 
 /* [start, end), last sent at counter last_tx_order, arrived. */
 void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t last_tx_order);

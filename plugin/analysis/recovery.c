@@ -111,6 +111,11 @@ void tapo_retx_unseen(const tapo_retx_clues *c, const tapo_unseen_clues *u, tapo
     uint32_t available = u->original_new ? (counted > 0 ? counted - 1 : 0) : counted;
     available = available > probes_elsewhere ? available - probes_elsewhere : 0;
     uint32_t lost = by_timing < available ? by_timing : available;
+    /* A lost original with more data queued behind it (a full segment) was
+     * followed by the rest: unseen packets after it are its next originals
+     * before any is called a lost copy (the weaker claim). */
+    if (u->original_new && u->queued_more)
+        lost = 0;
     out->unseen_beyond = available - lost;
     out->inferred |= TAPO_INFERRED_BY_IP_ID;
     out->lost_retransmissions = lost;

@@ -59,6 +59,7 @@ tapo_trigger tapo_retx_trigger(const tapo_retx_clues *c);
 /* What the capture point missed of a range it now sees retransmitted. */
 typedef struct tapo_unseen_clues {
     bool original_new;           /* the original is inferred only now (nothing showed it was sent) */
+    bool queued_more;            /* then: the lost original was full-sized (or used up the window): more was queued behind it */
     tapo_opt_count unseen_packets;/* sender packets never captured since the previous one seen that can have carried data */
     double since_armed_s;        /* sender time since the retransmission timer was last armed, seconds */
 } tapo_unseen_clues;

@@ -141,6 +141,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
         /* Every earlier copy was lost before the capture point. */
         tapo_unseen_clues u = {
             .original_new = original_new,
+            .queued_more = sends_more_soon(s, hi - lo, hi),
             .unseen_packets = unseen_data_packets(s, ctx),
             .since_armed_s = clues.since_tx_s < ctx->silence_s ? clues.since_tx_s : ctx->silence_s,
         };
@@ -220,10 +221,10 @@ static void record_acked_resend(tapo_sender *s, const tapo_packet *p, int64_t st
         tapo_ca_on_event(s, TAPO_CA_EVENT_TIMEOUT);
 }
 
-/* A reset after the timer's copies of the outstanding head went
- * unanswered (nothing acknowledged since its last copy) is the sender
- * giving up at its timer's next expiry: it ends that chain and carries
- * its cause (spec section 8).  The tx fields then describe the head as
+/* A reset, or a bare FIN, after the timer's copies of the outstanding head
+ * went unanswered (nothing acknowledged since its last copy) is the sender
+ * giving up: the silence before it was the chain's, and it carries the
+ * chain's cause (spec section 8).  The tx fields then describe the head as
  * the chain left it. */
 static void record_give_up(tapo_sender *s, tapo_tx_info *tx)
 {
@@ -310,6 +311,8 @@ static void record_data_above(tapo_sender *s, const tapo_packet *p, int64_t star
                               bool fin, const tapo_send_context *ctx, tapo_tx_info *tx)
 {
     int64_t from = start > s->snd_nxt ? start : s->snd_nxt;
+    if (start > s->snd_nxt && s->anchored)
+        tx->skipped_bytes = (uint64_t)(start - s->snd_nxt);
     if (!ctx->away && start > s->snd_nxt && s->sent_payload)
         s->capture_missed = true;   /* at the sender, a gap in its sequence is the capture's */
     if (ctx->away && start > s->snd_nxt && start > s->data_start) {
@@ -366,10 +369,12 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
         tx->kind = TAPO_TX_WINDOW_PROBE;
         return;
     }
-    if (p->flags & TAPO_TCP_RST)
+    if ((p->flags & TAPO_TCP_RST) || ((p->flags & TAPO_TCP_FIN) && p->payload_len == 0))
         record_give_up(s, tx);
-    if (end == start)
+    if (end == start) {
+        tapo_hs_bare_ack(&s->hs);
         return;   /* a pure ACK carries nothing of the sender's stream */
+    }
     s->tx_order++;
     int64_t lo = start > s->snd_una ? start : s->snd_una;
     int64_t hi = end < s->snd_nxt ? end : s->snd_nxt;

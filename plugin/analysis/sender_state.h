@@ -161,6 +161,7 @@ typedef struct tapo_tx_info {
     uint32_t lost_before;         /* retransmissions of the range lost before the capture point, count */
     uint32_t lost_segments;       /* then: the range in segments, counted lost while they were outstanding */
     uint32_t unseen_segments;     /* segments outstanding that the capture never saw: the range's lost original and data above it */
+    uint64_t skipped_bytes;       /* the packet starts this far above the data seen: sent before it, never captured, bytes */
     bool original_new;            /* the range's lost original is inferred only now (nothing had shown it) */
     bool original_hints_more;     /* then: it suggested more data queued behind it */
     bool acks_late;               /* it resent data the receiver had acknowledged: those ACKs had not reached the sender */

@@ -47,6 +47,7 @@ typedef struct tapo_cur {
     bool acks_all;                  /* from the receiver: it acknowledged all the sender had outstanding */
     bool may_resend_unseen;         /* new data that may resend an original lost before the capture point, unprovable either way */
     bool reveals_data;              /* from the receiver: it acknowledged sender data the capture never saw, sent in the gap */
+    uint64_t unseen_bytes;          /* sender data sent in the gap that the capture never saw (before cur, or acknowledged by it), bytes */
     bool gives_up;                  /* the sender's reset after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
     tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */

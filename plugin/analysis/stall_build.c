@@ -22,6 +22,7 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
     cur->first_retrans = resent ? tx->first_retrans : TAPO_TRIGGER_NONE;
     cur->trigger = resent ? tx->trigger : TAPO_TRIGGER_NONE;
     cur->segs_sent_after = tx->segs_sent_after;
+    cur->unseen_bytes = tx->skipped_bytes;
     cur->data_offset = tx->data_offset;
     cur->orig_frame = tx->orig_frame;
     cur->first_retx_frame = tx->first_retx_frame;
@@ -102,12 +103,24 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
      * receiver's ACK of it: when it was sent, and how long it travelled,
      * the capture cannot tell. */
     cur->reveals_data = in->reveals_data && snap->packets_out == 0;
+    cur->unseen_bytes = in->revealed_bytes;
     if (cur->reveals_data)
         snap->inferred |= TAPO_INFERRED_DELAY_UNSEEN;
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;
     acked_in_silence(snap, facts->duration_s);
+}
+
+/* The sender sent more than a window of data inside the gap that the
+ * capture never saw (cur starts that far above what was seen, or
+ * acknowledges that much): it needed the receiver's ACKs to send it all,
+ * so it was at work during the gap, not silent (a capture that kept only
+ * some packets).  Without the window scale, 64 KB bounds any window. */
+static bool busy_unseen(const tapo_snapshot *snap)
+{
+    uint64_t window = snap->rwnd_seen && snap->rwnd_scale_known && snap->rwnd > 0 ? snap->rwnd : 65535;
+    return snap->cur.unseen_bytes > window;
 }
 
 /* Whether the gap is a stall (spec section 3).  Never below the minimum
@@ -122,7 +135,7 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
  * SRTT), else a reaction to what just arrived. */
 static bool ends_stall(const tapo_snapshot *snap, double gap_s, tapo_opt_s since_tx_s, const tapo_config *cfg)
 {
-    if (gap_s < cfg->min_stall_s)
+    if (gap_s < cfg->min_stall_s || busy_unseen(snap))
         return false;
     const tapo_cur *cur = &snap->cur;
     bool resent = (cur->dir == TAPO_DIR_OUT && cur->retransmission) || cur->handshake_retransmission;

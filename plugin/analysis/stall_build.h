@@ -37,6 +37,7 @@ typedef struct tapo_cur_input {
     bool window_opened;           /* from the peer: it opened the sender's closed window */
     bool acks_all;                /* from the peer: after it, the sender has nothing outstanding */
     bool reveals_data;            /* from the peer: it acknowledged sender data the capture never saw */
+    uint64_t revealed_bytes;      /* from the peer: that much, bytes */
     bool away;                    /* the capture point is away from the sender */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */

@@ -13,7 +13,11 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
     g->time_s = own ? tapo_endpoint_send_time(sender, peer, p, &g->distance) : p->time_s;
     g->on_clock = (tapo_clock_packet){
         .t_s = g->time_s, .own = own, .frame = p->frame,
-        .has_ts = p->header_valid && p->has_timestamps, .tsval = p->tsval, .tsecr = p->tsecr,
+        /* A SYN-ACK answering a retried SYN echoes the first SYN's TSval
+         * (a server keeps it for the connection): SYNs' echoes say nothing
+         * of what had arrived. */
+        .has_ts = p->header_valid && p->has_timestamps && !(p->flags & TAPO_TCP_SYN), .tsval = p->tsval,
+        .tsecr = p->tsecr,
         .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
         .unheard_from_s = own ? tapo_sender_acked_before_resend(&sender->tx, p) : tapo_opt_s_none(),
     };
