@@ -133,6 +133,12 @@ def seq_length(p):
     return p["len"] + bool(p["flags"] & SYN) + bool(p["flags"] & FIN)
 
 
+def gives_up(p):
+    """A reset, or a FIN with no payload: what a sender sends when it gives
+    up on a chain of unanswered copies (spec section 8)."""
+    return bool(p["flags"] & RST) or (bool(p["flags"] & FIN) and not p["len"])
+
+
 def overlaps(p, q):
     """Two packets of one sender carry a sequence number in common."""
     if not seq_length(p) or not seq_length(q):
@@ -175,8 +181,9 @@ class Checker:
         if s not in self.pkts:
             return   # a tunnelled connection
         cur = self.pkts[s]
-        if cur["flags"] & RST and stall["tapo.stall.retrans_count"] and self.ends_unanswered_chain(s, cur):
-            cur = self.chain_head(s, cur)   # the reset carries its chain's cause and links
+        if gives_up(cur) and stall["tapo.stall.retrans_count"] and not self.is_copy(s, cur) and \
+                self.ends_unanswered_chain(s, cur):
+            cur = self.chain_head(s, cur)   # the reset or bare FIN carries its chain's cause and links
         checks = {"tapo.stall.orig_frame": self.original, "tapo.stall.prev_retrans_frame": self.earlier_retx,
                   "tapo.stall.loss_signal_frame": self.loss_signal, "tapo.stall.dsack_frame": self.dsack,
                   "tapo.stall.window_frame": self.window_closed,
@@ -416,12 +423,17 @@ class Checker:
             self.fail(stall, "cur is a reset, not data")
 
     def chain_head(self, s, cur):
-        """The reset seen as its chain's next copy: the bytes of the
+        """The reset (or bare FIN) seen as its chain's next copy: the bytes of the
         sender's last copy, at the reset's frame, copied no further."""
         mine = [q for f, q in self.sent[(cur["stream"], cur["port"])] if f < s and seq_length(q)]
         last_copy = mine[-1]
-        return dict(cur, seq=last_copy["seq"], len=last_copy["len"], flags=last_copy["flags"] & ~RST,
+        return dict(cur, seq=last_copy["seq"], len=last_copy["len"], flags=last_copy["flags"] & ~(RST | FIN),
                     id=None, chain_end=True)
+
+    def is_copy(self, s, cur):
+        """cur carries sequence numbers its sender sent before (a FIN sent
+        again is its own chain's copy, not the end of another's)."""
+        return any(overlaps(q, cur) for f, q in self.sent[(cur["stream"], cur["port"])] if f < s)
 
     def ends_unanswered_chain(self, s, cur):
         """cur's sender's last data before cur was a copy of earlier data,

@@ -346,6 +346,8 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
      * is from its sender before it is placed on that sender's timeline. */
     note_handshake(c, self, peer, p, cfg);
     note_timestamps(c, self, peer, p);
+    if (tapo_hops_note(&self->hops, p->ttl))
+        c->turn_version++;   /* the vantage may read otherwise */
     tapo_view_gap gaps[2];
     for (int s = 0; s < 2; s++)
         tapo_view_gap_read(&c->ep[s], &c->ep[1 - s], p, s == p->from, cfg, c->turn_version, &gaps[s]);

@@ -28,7 +28,7 @@ tapo_vantage tapo_endpoint_vantage(const tapo_endpoint *self, const tapo_endpoin
              : cfg->vantage_mode == TAPO_VANTAGE_MODE_MIDDLE ? TAPO_VANTAGE_MIDDLE
              : TAPO_VANTAGE_SENDER;
     }
-    return tapo_vantage_infer(&self->turn, &peer->turn, basis);
+    return tapo_vantage_infer(&self->turn, &peer->turn, &self->hops, &peer->hops, basis);
 }
 
 const tapo_distance *tapo_endpoint_measure_distance(tapo_endpoint *self, const tapo_endpoint *peer,

@@ -69,6 +69,7 @@ typedef struct tapo_endpoint {
     tapo_rtt_history rtt_history; /* the estimator's recent states */
     tapo_sender_clock clock;      /* the connection's packets on its timeline as a sender */
     tapo_turnaround turn;         /* how long it takes to answer, as the capture point sees it */
+    tapo_hops hops;               /* routers its packets crossed before the capture point */
     tapo_ts_history ts;           /* TSvals it sent */
     tapo_ts_clock ts_clock;       /* its TSval clock */
     tapo_ip_ids ip_ids;           /* its IPv4 IDs */

@@ -124,20 +124,6 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
     return candidate_of(&fb);
 }
 
-/* The highest byte the peer's packet says it received: its ACK, or the
- * right edge of a SACK block above it. */
-static int64_t highest_received(const tapo_sender *s, const tapo_packet *p, int64_t ack)
-{
-    int64_t highest = ack;
-    tapo_seqspace space = s->seq;
-    for (unsigned i = 0; i < p->sack_count && i < TAPO_MAX_SACK_BLOCKS; i++) {
-        int64_t right = tapo_seq_offset(&space, p->sack_right_raw[i]);
-        if (right > highest && right - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT)
-            highest = right;
-    }
-    return highest;
-}
-
 /* The receiver acknowledged data the capture never saw (it missed it, or
  * sees one direction only): the sender sent it, and it arrived.  It is the
  * sender's payload (the sender answered what was pending, and had more to
@@ -218,9 +204,10 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     int64_t ack = tapo_seq_offset(&s->seq, p->ack_raw);
     if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
         return;   /* nonsense: ignore the whole ACK */
-    int64_t received = highest_received(s, p, ack);
-    if (received > s->snd_nxt)
-        reveal_unseen_data(s, received, rx);
+    /* Only the cumulative ACK reveals unseen data: a SACK block above it
+     * would leave the bytes below it untracked, and no hole to show. */
+    if (ack > s->snd_nxt)
+        reveal_unseen_data(s, ack, rx);
     feedback_ctx fc = { &s->hs, p->frame };
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
     int64_t una_before = s->snd_una;

@@ -37,15 +37,48 @@ double tapo_turn_recent(const tapo_turnaround *t)
     return t->recent_min_s;
 }
 
+bool tapo_hops_note(tapo_hops *h, uint8_t ttl)
+{
+    if (ttl == 0 || h->varies || ttl == h->ttl)
+        return false;
+    bool home = tapo_hops_home(h);
+    if (h->ttl == 0)
+        h->ttl = ttl;
+    else
+        h->varies = true;
+    return home != tapo_hops_home(h);
+}
+
+bool tapo_hops_home(const tapo_hops *h)
+{
+    return !h->varies && (h->ttl == 64 || h->ttl == 128 || h->ttl == 255);
+}
+
+/* The capture was on one endpoint's link and not the other's. */
+static bool placed_by_hops(const tapo_hops *sender, const tapo_hops *receiver, tapo_vantage *v)
+{
+    bool s_home = tapo_hops_home(sender), r_home = tapo_hops_home(receiver);
+    if (s_home == r_home || sender->ttl == 0 || receiver->ttl == 0)
+        return false;
+    *v = s_home ? TAPO_VANTAGE_SENDER : TAPO_VANTAGE_RECEIVER;
+    return true;
+}
+
 tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnaround *receiver,
+                                const tapo_hops *sender_hops, const tapo_hops *receiver_hops,
                                 tapo_basis *basis)
 {
     bool have_s = sender->samples > 0, have_r = receiver->samples > 0;
+    tapo_vantage by_hops;
     *basis = TAPO_BASIS_TURNAROUND;
     if (have_s && have_r) {
         double path = sender->min_s + receiver->min_s;
         if (sender->handshake && receiver->handshake)
             *basis = TAPO_BASIS_HANDSHAKE;
+        if (path <= 0.0 && placed_by_hops(sender_hops, receiver_hops, &by_hops)) {
+            *basis = TAPO_BASIS_HOPS;   /* both turnarounds within one clock tick */
+            return by_hops;
+        }
         if (path <= 0.0 || sender->min_s <= TAPO_VANTAGE_NEAR_SHARE * path)
             return TAPO_VANTAGE_SENDER;
         if (receiver->min_s <= TAPO_VANTAGE_NEAR_SHARE * path)
@@ -64,6 +97,10 @@ tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnar
         return receiver->min_s < TAPO_VANTAGE_HOST_TURN_S ? TAPO_VANTAGE_RECEIVER : TAPO_VANTAGE_SENDER;
     if (have_s)
         return sender->min_s < TAPO_VANTAGE_HOST_TURN_S ? TAPO_VANTAGE_SENDER : TAPO_VANTAGE_RECEIVER;
+    if (placed_by_hops(sender_hops, receiver_hops, &by_hops)) {
+        *basis = TAPO_BASIS_HOPS;
+        return by_hops;
+    }
     *basis = TAPO_BASIS_DEFAULT;
     return TAPO_VANTAGE_SENDER;
 }

@@ -71,8 +71,28 @@ bool tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind);
  * without one-off answering delays. */
 double tapo_turn_recent(const tapo_turnaround *t);
 
-/* The vantage for sender S and receiver R, and how it was decided. */
+/* How many routers an endpoint's packets crossed before the capture
+ * point, from their TTL (IPv6: hop limit).  Hosts start it at 64, 128 or
+ * 255; a packet captured with one of these values crossed none, so the
+ * capture was on that host or its own link. */
+typedef struct tapo_hops {
+    uint8_t ttl;                      /* the TTL its packets had here, hops; 0 unknown */
+    bool varies;                      /* they were not all the same */
+} tapo_hops;
+
+/* Notes a packet's TTL (0: unknown); true when what tapo_hops_home reads
+ * changed. */
+bool tapo_hops_note(tapo_hops *h, uint8_t ttl);
+
+/* Every packet seen from the endpoint had crossed no router. */
+bool tapo_hops_home(const tapo_hops *h);
+
+/* The vantage for sender S and receiver R, and how it was decided: by the
+ * turnarounds, and where they cannot tell (no samples, or a path below
+ * the capture's clock resolution), by which endpoint's packets alone
+ * crossed no router. */
 tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnaround *receiver,
+                                const tapo_hops *sender_hops, const tapo_hops *receiver_hops,
                                 tapo_basis *basis);
 
 /* TSvals one endpoint sent, with when each was first seen, so that the

@@ -120,6 +120,7 @@ typedef enum {
     TAPO_BASIS_DIRECTION,        /* both endpoints send bulk data: the one whose data was in flight */
     TAPO_BASIS_PREFERENCE,       /* forced by a preference */
     TAPO_BASIS_PORTS,            /* the server's port: a system port, or one below the ephemeral range */
+    TAPO_BASIS_HOPS,             /* only one endpoint's packets crossed no router (their TTL) */
     TAPO_BASIS_COUNT
 } tapo_basis;
 

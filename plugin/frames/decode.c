@@ -215,6 +215,7 @@ static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
         total = c.wire;               /* a frame shorter than its IP length: what is there */
     out->ends.family = 4;
     out->ip_id = be16(c.p + 4);       /* every IPv4 packet's, for the census (connection_table.h) */
+    out->ttl = c.p[8];
     uint16_t fragment = be16(c.p + 6);
     if (fragment & 0x3fff)
         return TAPO_DECODE_OTHER;     /* a fragment: Wireshark analyses the reassembled datagram */
@@ -244,6 +245,7 @@ static tapo_decode_result ipv6(cursor c, tapo_segment_fields *out)
     memcpy(out->ends.src, c.p + 8, 16);
     memcpy(out->ends.dst, c.p + 24, 16);
     out->ip_id = 0;
+    out->ttl = c.p[7];
     if (payload == 0)
         return TAPO_DECODE_OTHER;     /* a jumbogram (Wireshark: malformed without TSO support) */
     if (payload > c.wire - 40)
@@ -390,6 +392,7 @@ static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen
     cursor c = { data, caplen, len > caplen ? len : caplen, 0, endpoints_only };
     out->ends.family = 0;   /* not IP until an IP header says so */
     out->ip_id = 0;
+    out->ttl = 0;
     switch (encap) {
     case WTAP_ENCAP_ETHERNET:
         return ethernet(c, out);

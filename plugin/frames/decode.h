@@ -47,6 +47,7 @@ typedef struct tapo_segment_fields {
     uint32_t tsval;
     uint32_t tsecr;
     uint16_t ip_id;              /* innermost IPv4 ID; 0 for IPv6 */
+    uint8_t ttl;                 /* innermost IPv4 TTL or IPv6 hop limit, hops; 0 unknown */
 } tapo_segment_fields;
 
 typedef enum {

@@ -45,6 +45,7 @@ void tapo_flow_packet(tapo_flow_identity *id, uint32_t frame, double time_s, int
         memcpy(p->sack_right_raw, seg->sack_right_raw, sizeof p->sack_right_raw);
     }
     p->ip_id = seg->ip_id;
+    p->ttl = seg->ttl;
     p->has_timestamps = seg->has_timestamps;
     p->tsval = seg->tsval;
     p->tsecr = seg->tsecr;

@@ -13,6 +13,8 @@
 #define REQ 100
 #define MSS TB_MSS
 
+static const tapo_hops no_hops = { 0 };
+
 static tapo_turnaround turn(double sample_s, tapo_turn_kind kind)
 {
     tapo_turnaround t = { 0 };
@@ -28,21 +30,56 @@ static void test_vantage_from_turnarounds(void)
     tapo_basis basis;
     tapo_turnaround fast = turn(0.0002, TAPO_TURN_HANDSHAKE);
     tapo_turnaround slow = turn(0.1, TAPO_TURN_HANDSHAKE);
-    g_assert_cmpint(tapo_vantage_infer(&fast, &slow, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(tapo_vantage_infer(&fast, &slow, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
     g_assert_cmpint(basis, ==, TAPO_BASIS_HANDSHAKE);
-    g_assert_cmpint(tapo_vantage_infer(&slow, &fast, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(tapo_vantage_infer(&slow, &fast, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_RECEIVER);
     tapo_turnaround part1 = turn(0.04, TAPO_TURN_CLEAN), part2 = turn(0.06, TAPO_TURN_CLEAN);
-    g_assert_cmpint(tapo_vantage_infer(&part1, &part2, &basis), ==, TAPO_VANTAGE_MIDDLE);
+    g_assert_cmpint(tapo_vantage_infer(&part1, &part2, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_MIDDLE);
     g_assert_cmpint(basis, ==, TAPO_BASIS_TURNAROUND);
     /* Only the receiver measured, answering in 30 us: captured at it. */
     tapo_turnaround none = { 0 }, host = turn(0.00003, TAPO_TURN_CLEAN);
-    g_assert_cmpint(tapo_vantage_infer(&none, &host, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(tapo_vantage_infer(&none, &host, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_RECEIVER);
     /* Nothing measured: the paper's assumption. */
-    g_assert_cmpint(tapo_vantage_infer(&none, &none, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
     g_assert_cmpint(basis, ==, TAPO_BASIS_DEFAULT);
     /* A SYN-ACK alone says nothing yet: a slow server looks like a long path. */
-    g_assert_cmpint(tapo_vantage_infer(&slow, &none, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(tapo_vantage_infer(&slow, &none, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
     g_assert_cmpint(basis, ==, TAPO_BASIS_DEFAULT);
+}
+
+static tapo_hops hops(uint8_t ttl)
+{
+    tapo_hops h = { 0 };
+    tapo_hops_note(&h, ttl);
+    return h;
+}
+
+/* Turnarounds within one tick of a coarse capture clock (10 ms) place
+ * nothing; the TTL can: the endpoint whose packets crossed no router was
+ * on the capture's link (a Windows client at 128, its server's at 127). */
+static void test_vantage_from_hops(void)
+{
+    tapo_basis basis;
+    tapo_turnaround zero = turn(0.0, TAPO_TURN_HANDSHAKE), none = { 0 };
+    tapo_hops home = hops(128), routed = hops(127), home64 = hops(64);
+    g_assert_cmpint(tapo_vantage_infer(&zero, &zero, &routed, &home, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    g_assert_cmpint(tapo_vantage_infer(&zero, &zero, &home, &routed, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &home, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    /* Both on the capture's link, or neither: the TTL cannot tell. */
+    g_assert_cmpint(tapo_vantage_infer(&zero, &zero, &home64, &home, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HANDSHAKE);
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &routed, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DEFAULT);
+    /* Measured turnarounds win over the TTL. */
+    tapo_turnaround fast = turn(0.0002, TAPO_TURN_HANDSHAKE), slow = turn(0.1, TAPO_TURN_HANDSHAKE);
+    g_assert_cmpint(tapo_vantage_infer(&fast, &slow, &routed, &home, &basis), ==, TAPO_VANTAGE_SENDER);
+    /* A TTL that changes proves nothing. */
+    tapo_hops changing = hops(128);
+    g_assert_true(tapo_hops_note(&changing, 127));
+    g_assert_false(tapo_hops_home(&changing));
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &changing, &basis), ==, TAPO_VANTAGE_SENDER);
 }
 
 /* Minima: answers delayed by the endpoint only add; the recent minimum
@@ -175,6 +212,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vantage/from-turnarounds", test_vantage_from_turnarounds);
+    g_test_add_func("/vantage/from-hops", test_vantage_from_hops);
     g_test_add_func("/vantage/turnaround-minima", test_turnaround_minima);
     g_test_add_func("/vantage/timestamp-echo", test_timestamp_echo);
     g_test_add_func("/vantage/timestamp-clock", test_timestamp_clock);
