@@ -90,6 +90,12 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
         c |= TAPO_CAVEAT_AUDITED;
     if ((v->cause == TAPO_CAUSE_UNDETERMINED || v->cause == TAPO_CAUSE_RETRANS_UNDETERMINED) && !handshake_retry)
         c |= TAPO_CAVEAT_UNEXPLAINED;
+    /* An ACK carries no data: a delayed ACK, the sender's think time and
+     * the path's delay all end a gap with one alike (docs/causes.md,
+     * "Confidence": on the verdict set these were the high verdicts that
+     * readers refuted). */
+    if (tapo_cur_is_bare_ack(&snap->cur))
+        c |= TAPO_CAVEAT_BARE_ACK;
     return c;
 }
 

@@ -219,6 +219,7 @@ static const struct {
     { "window-scale", "the window scale is unknown (handshake not captured): only a zero window is certain" },
     { "audited", "the packets contradicted the decision tree's cause: the audit changed it (tapo.stall.rule says why)" },
     { "unexplained", "no rule of the decision tree explains the stall (tapo.stall.rule says what was seen)" },
+    { "bare-ack", "a bare ACK ended the stall: whether the gap was a delayed ACK, think time or the path is read from an ACK, not from data" },
 };
 
 const char *tapo_caveat_name(tapo_caveat bit)

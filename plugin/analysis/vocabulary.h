@@ -172,7 +172,8 @@ typedef enum {
     TAPO_CAVEAT_WINDOW_SCALE = 1 << 5,        /* the window scale is unknown (handshake not captured) */
     TAPO_CAVEAT_AUDITED = 1 << 6,             /* the packets contradicted the decision tree's cause */
     TAPO_CAVEAT_UNEXPLAINED = 1 << 7,         /* no rule of the tree explains the stall */
-    TAPO_CAVEAT_COUNT_BITS = 8
+    TAPO_CAVEAT_BARE_ACK = 1 << 8,            /* a bare ACK ended it: what the gap held is read from an ACK */
+    TAPO_CAVEAT_COUNT_BITS = 9
 } tapo_caveat;
 
 /* The caveat's name in tapo.stall.caveat, and a sentence for the docs. */

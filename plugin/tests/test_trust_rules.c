@@ -31,6 +31,7 @@ static void audit_case_init(audit_case *a, tapo_cause tree_cause)
     memset(a, 0, sizeof *a);
     tapo_config_init_defaults(&a->cfg);
     a->view.snap.srtt_s = 0.05;
+    a->view.snap.cur.payload = true;   /* data ended the stall */
     a->v.view = &a->view;
     a->v.cause = tree_cause;
     a->v.sender_role_known = true;
@@ -97,6 +98,12 @@ static void test_confidence_follows_the_caveats(void)
     tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_HANDSHAKE);
+    /* A bare ACK ended it: medium. */
+    audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
+    a.view.snap.cur.payload = false;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_BARE_ACK);
     /* packet-delay without an RTT sample: the gap may be no stall at all. */
     audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
     a.view.snap.srtt_s = 0.0;
