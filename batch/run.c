@@ -237,8 +237,11 @@ static bool write_settled(worker *w, tapo_connection *c, double clock_s)
             return false;
         tapo_verdict v;
         /* With a settle time, hindsight over it; without, the verdict known
-         * at the packet.  Neither used the whole capture. */
-        if (tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, o->settle_s > 0.0, &v)) {
+         * at the packet.  Neither used the whole capture.  The connection
+         * still runs: its summary is brought up to date from its state
+         * (the handshake seen, the bytes each way so far), as the plugin's
+         * one pass does; c->summary alone is filled in only at its end. */
+        if (tapo_conv_verdict(tapo_table_summary(c), &s->rec, w->table.cfg, o->settle_s > 0.0, &v)) {
             v.final = false;
             write_stall(w, c, s, &v);
             w->rows_streamed++;
