@@ -27,6 +27,7 @@
 #include "report.h"
 #include "rows.h"
 #include "run.h"
+#include "short_options.h"
 
 #define DEFAULT_GRACE_S TAPO_CLOSED_GRACE_S  /* a connection is written out this long after it is over */
 #define DEFAULT_IDLE_S 3600.0         /* or after this long without packets */
@@ -576,8 +577,12 @@ int main(int argc, char **argv)
             }
         break;
     }
+    /* -j1, -Fjsonl, -qj1: values attached to short options, as tshark's. */
+    GPtrArray *owned = g_ptr_array_new_with_free_func(g_free);
+    char **split = tapo_split_short_options(entries, argc, argv, &argc, owned);
+    char **parsed = split;            /* GLib removes what it parses from the array */
     int status;
-    if (!g_option_context_parse(context, &argc, &argv, &error)) {
+    if (!g_option_context_parse(context, &argc, &parsed, &error)) {
         status = fail(error);
     } else if (opt.version) {
         printf("tapo %s (TAPO for Wireshark; the analysis of its plugin, built against Wireshark %s)\n",
@@ -611,5 +616,7 @@ int main(int argc, char **argv)
     }
     g_option_context_free(context);
     options_free(&opt);
+    g_free(split);
+    g_ptr_array_free(owned, TRUE);
     return status;
 }
