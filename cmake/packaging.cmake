@@ -26,5 +26,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "wireshark-common")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "tshark | wireshark")
 set(CPACK_STRIP_FILES ON)
+# Personal copies of TAPO that the package shadows are named at install.
+configure_file("${CMAKE_CURRENT_LIST_DIR}/deb-postinst.in" "${CMAKE_BINARY_DIR}/deb/postinst" @ONLY
+               FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ
+                                WORLD_EXECUTE)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/deb/postinst")
 set(CPACK_GENERATOR "DEB")
 include(CPack)
