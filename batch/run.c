@@ -162,7 +162,7 @@ static void add_html_stall(worker *w, const tapo_connection *c, const tapo_conn_
     tapo_html_stall h = {
         .file = w->sh->names[s->place.file], .conn_frame = c->start.frame, .frame = s->place.frame,
         .label = label, .ends = c->id.first, .sender = (uint8_t)v->sender,
-        .start_s = s->place.epoch_s - v->duration_s, .end_s = s->place.epoch_s,
+        .start_s = s->place.epoch_s - v->duration_s, .end_s = s->place.epoch_s, .duration_s = v->duration_s,
         .cause = v->cause, .phase = v->phase, .confidence = v->confidence,
         .saving_s = fields[TAPO_F_SAVING].present ? fields[TAPO_F_SAVING].d : 0.0,
         .retransmission = fields[TAPO_F_RETRANSMISSION].b,
