@@ -73,6 +73,14 @@ def render(path):
     return page, console
 
 
+def render_at(path, width):
+    """The page as Chromium built it in a window of that width."""
+    proc = chromium("--window-size=%d,1200" % width, "--dump-dom", "file://" + path)
+    page = Page()
+    page.feed(proc.stdout)
+    return page, proc.stdout
+
+
 def embedded_data(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -174,6 +182,9 @@ class HtmlReport(unittest.TestCase):
         self.assertEqual(page.body["data-stalls"], "%d,%d" % tuple(counts))
         charts = {a["data-chart"] for a in page.having("data-chart")}
         self.assertLessEqual({"compare-causes", "compare-phases", "compare-ratio"}, charts)
+        # At 1600 pixels both sets' tables fit their half, hints included.
+        wide, _ = render_at(path, 1600)
+        self.assertEqual(wide.body.get("data-overflowing"), "0", "a table is cut at 1600 pixels")
         times = [sum(d for p in side for _, _, d, _, _ in plugin_stalls(p)) for side in (before, after)]
         summary = page.having("data-compare-summary")[0]["data-before-s"], \
             page.having("data-compare-summary")[0]["data-after-s"]
