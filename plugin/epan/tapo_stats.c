@@ -119,17 +119,13 @@ static tap_packet_status stats_packet(stats_tree *st, packet_info *pinfo, epan_d
 
 void register_tapo_stats_tree(void)
 {
-    /* Each branch's nodes by count, largest first (tshark, and the dialog
-     * from Wireshark 4.6 on); top-level branches keep the order stats_init
-     * creates them in (the paper's tables first) in tshark.  The 4.0 and
-     * 4.4 dialogs sort by the Topic column until a header is clicked, in
-     * the order the flag says: there, A to Z. */
-    const char *program = g_get_prgname();
-    bool dialog = program && strstr(program, "wireshark") && !strstr(program, "tshark");
-    bool topic_sorting_dialog = dialog && (WIRESHARK_VERSION_MAJOR < 4 ||
-                                           (WIRESHARK_VERSION_MAJOR == 4 && WIRESHARK_VERSION_MINOR < 6));
+    /* Each branch's nodes by count, largest first, whatever the user's
+     * default (tshark, and the dialog from Wireshark 4.6 on); top-level
+     * branches keep the order stats_init creates them in (the paper's
+     * tables first) in tshark.  The 4.0 and 4.4 dialogs ignore these flags:
+     * they enable sorting with Qt's default indicator, Topic descending (Z
+     * to A), until a header is clicked (docs/statistics.md). */
     stats_tree_register_plugin(TAPO_TAP_NAME, "tapo", TREE_NAME,
-                               (topic_sorting_dialog ? 0 : ST_FLG_SORT_DESC) |
-                                   (ST_SORT_COL_COUNT << ST_FLG_SRTCOL_SHIFT),
-                               stats_packet, stats_init, stats_cleanup);
+                               ST_FLG_SORT_DESC | (ST_SORT_COL_COUNT << ST_FLG_SRTCOL_SHIFT), stats_packet,
+                               stats_init, stats_cleanup);
 }
