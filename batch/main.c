@@ -202,10 +202,27 @@ static bool write_html(const options *opt, const tapo_html_set *set, const tapo_
     return ok;
 }
 
+/* Whether the preferences given leave every setting at its default (the
+ * GUI's HTML report names all of the plugin's). */
+static bool prefs_are_defaults(const options *opt)
+{
+    tapo_config given, defaults;
+    tapo_config_init_defaults(&given);
+    tapo_config_init_defaults(&defaults);
+    for (char **p = opt->prefs; p && *p; p++)
+        if (!apply_pref(&given, *p, NULL))
+            return false;
+    return given.tau == defaults.tau && given.small_window_segments == defaults.small_window_segments &&
+           given.rto_min_s == defaults.rto_min_s && given.rto_initial_s == defaults.rto_initial_s &&
+           given.min_stall_s == defaults.min_stall_s &&
+           given.episode_min_connections == defaults.episode_min_connections &&
+           given.sender_mode == defaults.sender_mode && given.vantage_mode == defaults.vantage_mode;
+}
+
 /* The preferences given, as the report names them. */
 static char *prefs_text(const options *opt)
 {
-    if (!opt->prefs || !opt->prefs[0])
+    if (!opt->prefs || !opt->prefs[0] || prefs_are_defaults(opt))
         return g_strdup("the defaults");
     return g_strjoinv(" ", opt->prefs);
 }
