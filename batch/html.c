@@ -168,14 +168,18 @@ typedef struct conn_row {
     uint32_t conn_frame;
     const char *label;
     double stalled_s;
+    double stalled_by_cause_s[TAPO_CAUSE_COUNT];
     GPtrArray *stalls;                /* const tapo_html_stall * */
 } conn_row;
 
-static int more_stalled_first(gconstpointer a, gconstpointer b)
+/* The flow report's order (tapo_rank): most to act on first. */
+static int more_to_act_on_first(gconstpointer a, gconstpointer b)
 {
     const conn_row *x = *(conn_row *const *)a, *y = *(conn_row *const *)b;
-    if (x->stalled_s != y->stalled_s)
-        return x->stalled_s > y->stalled_s ? -1 : 1;
+    tapo_rank rx = tapo_rank_of(x->stalled_by_cause_s), ry = tapo_rank_of(y->stalled_by_cause_s);
+    int by_rank = tapo_rank_compare(&rx, &ry);
+    if (by_rank)
+        return by_rank;
     int file = strcmp(x->file, y->file);
     return file ? file : (x->conn_frame > y->conn_frame) - (x->conn_frame < y->conn_frame);
 }
@@ -186,7 +190,7 @@ static void conn_row_free(conn_row *r)
     g_free(r);
 }
 
-/* Every stalled connection a row, the most stalled first; the first
+/* Every stalled connection a row, in the flow report's order; the first
  * TAPO_HTML_TIMELINE_CONNECTIONS drawn. */
 static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_report *report,
                              const origins *origin)
@@ -207,7 +211,8 @@ static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_re
         } else {
             g_free(key);
         }
-        r->stalled_s += s->end_s - s->start_s;
+        r->stalled_s += s->duration_s;
+        r->stalled_by_cause_s[s->cause] += s->duration_s;
         g_ptr_array_add(r->stalls, (gpointer)s);
     }
     GPtrArray *sorted = g_ptr_array_new();
@@ -216,7 +221,7 @@ static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_re
     g_hash_table_iter_init(&it, rows);
     while (g_hash_table_iter_next(&it, NULL, &value))
         g_ptr_array_add(sorted, value);
-    g_ptr_array_sort(sorted, more_stalled_first);
+    g_ptr_array_sort(sorted, more_to_act_on_first);
     json_builder_set_member_name(b, "timeline");
     json_builder_begin_object(b);
     add_int(b, "connections", sorted->len);
@@ -254,7 +259,9 @@ static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_re
             add_string(b, "label", r->label);
         }
         add_string(b, "file", r->file);
+        add_int(b, "first_frame", r->conn_frame);
         add_double(b, "stalled_s", r->stalled_s);
+        add_double(b, "idle_s", r->stalled_by_cause_s[TAPO_CAUSE_CLIENT_IDLE]);
         json_builder_set_member_name(b, "stalls");
         json_builder_begin_array(b);
         for (guint k = 0; k < r->stalls->len; k++)

@@ -47,6 +47,7 @@ typedef struct tapo_html_stall {
     tapo_endpoints ends;              /* the connection's, as its first packet carried them */
     uint8_t sender;                   /* the data sender: 0 sent the first packet, 1 the other */
     double start_s, end_s;            /* seconds since 1970 */
+    double duration_s;                /* the verdict's, seconds (end_s - start_s but for rounding) */
     tapo_cause cause;
     tapo_phase phase;
     tapo_confidence confidence;

@@ -34,6 +34,7 @@
 #include "report.h"
 #include "rows.h"
 #include "run.h"
+#include "short_options.h"
 
 #define DEFAULT_GRACE_S TAPO_CLOSED_GRACE_S  /* a connection is written out this long after it is over */
 #define DEFAULT_IDLE_S 3600.0         /* or after this long without packets */
@@ -224,10 +225,27 @@ static bool write_html(const options *opt, const tapo_html_set *set, const tapo_
     return ok;
 }
 
+/* Whether the preferences given leave every setting at its default (the
+ * GUI's HTML report names all of the plugin's). */
+static bool prefs_are_defaults(const options *opt)
+{
+    tapo_config given, defaults;
+    tapo_config_init_defaults(&given);
+    tapo_config_init_defaults(&defaults);
+    for (char **p = opt->prefs; p && *p; p++)
+        if (!apply_pref(&given, *p, NULL))
+            return false;
+    return given.tau == defaults.tau && given.small_window_segments == defaults.small_window_segments &&
+           given.rto_min_s == defaults.rto_min_s && given.rto_initial_s == defaults.rto_initial_s &&
+           given.min_stall_s == defaults.min_stall_s &&
+           given.episode_min_connections == defaults.episode_min_connections &&
+           given.sender_mode == defaults.sender_mode && given.vantage_mode == defaults.vantage_mode;
+}
+
 /* The preferences given, as the report names them. */
 static char *prefs_text(const options *opt)
 {
-    if (!opt->prefs || !opt->prefs[0])
+    if (!opt->prefs || !opt->prefs[0] || prefs_are_defaults(opt))
         return g_strdup("the defaults");
     return g_strjoinv(" ", opt->prefs);
 }
@@ -768,8 +786,12 @@ int main(int argc, char **argv)
             }
         break;
     }
+    /* -j1, -Fjsonl, -qj1: values attached to short options, as tshark's. */
+    GPtrArray *owned = g_ptr_array_new_with_free_func(g_free);
+    char **split = tapo_split_short_options(entries, argc, argv, &argc, owned);
+    char **parsed = split;            /* GLib removes what it parses from the array */
     int status;
-    if (!g_option_context_parse(context, &argc, &argv, &error)) {
+    if (!g_option_context_parse(context, &argc, &parsed, &error)) {
         status = fail(error);
     } else if (opt.version) {
         printf("tapo %s (TAPO for Wireshark; the analysis of its plugin, built against Wireshark %s)\n",
@@ -808,6 +830,8 @@ int main(int argc, char **argv)
     }
     g_option_context_free(context);
     options_free(&opt);
+    g_free(split);
+    g_ptr_array_free(owned, TRUE);
     g_free(all_args);
     g_strfreev(config_args);
     return status;

@@ -4,14 +4,17 @@
  */
 #include "report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <json-glib/json-glib.h>
 
 /* The partial result format: 2 keys stalled time by cause by name ("1.7
- * undetermined", the rule and the cause: two causes share a name), so that
- * a file from an older tapo merges right or is refused with a reason. */
-#define PARTIAL_VERSION 3   /* 3: ack-delay is rule 1.0 (issue 25) */
+ * undetermined", the rule and the cause: two causes share a name); 3 adds
+ * the exact stalled times and savings; 4 has ack-delay as rule 1.0 (issue
+ * 25).  A file from an older tapo merges right or is refused with a
+ * reason. */
+#define PARTIAL_VERSION 4
 /* The Lua companion's quantiles of the stall ratio (lua/tapo_report.lua). */
 static const double figure3_quantiles[] = { 0.5, 0.75, 0.9, 0.95, 0.99, 1.0 };
 
@@ -29,10 +32,43 @@ tapo_cause tapo_flow_dominant(const tapo_flow_row *f)
 {
     tapo_cause best = TAPO_CAUSE_COUNT;
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
-        if (f->stalled_by_cause_s[c] > 0.0 && (best == TAPO_CAUSE_COUNT ||
-                                               f->stalled_by_cause_s[c] > f->stalled_by_cause_s[best]))
+        if (c != TAPO_CAUSE_CLIENT_IDLE && f->stalled_by_cause_s[c] > 0.0 &&
+            (best == TAPO_CAUSE_COUNT || f->stalled_by_cause_s[c] > f->stalled_by_cause_s[best]))
             best = (tapo_cause)c;
+    if (best == TAPO_CAUSE_COUNT && f->stalled_by_cause_s[TAPO_CAUSE_CLIENT_IDLE] > 0.0)
+        best = TAPO_CAUSE_CLIENT_IDLE;
     return best;
+}
+
+double tapo_flow_idle_s(const tapo_flow_row *f)
+{
+    return f->stalled_by_cause_s[TAPO_CAUSE_CLIENT_IDLE];
+}
+
+tapo_rank tapo_rank_of(const double stalled_by_cause_s[TAPO_CAUSE_COUNT])
+{
+    tapo_rank r = { 0.0, 0.0, 0.0 };
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        tapo_category category = tapo_cause_get((tapo_cause)c)->category;
+        if (c == TAPO_CAUSE_CLIENT_IDLE)
+            r.idle_s += stalled_by_cause_s[c];
+        else if (category == TAPO_CATEGORY_NETWORK || category == TAPO_CATEGORY_SERVER)
+            r.act_s += stalled_by_cause_s[c];
+        else
+            r.other_s += stalled_by_cause_s[c];
+    }
+    return r;
+}
+
+int tapo_rank_compare(const tapo_rank *a, const tapo_rank *b)
+{
+    if (a->act_s != b->act_s)
+        return a->act_s > b->act_s ? -1 : 1;
+    if (a->other_s != b->other_s)
+        return a->other_s > b->other_s ? -1 : 1;
+    if (a->idle_s != b->idle_s)
+        return a->idle_s > b->idle_s ? -1 : 1;
+    return 0;
 }
 
 void tapo_flow_row_free(tapo_flow_row *f)
@@ -56,13 +92,15 @@ static tapo_flow_row *flow_copy(const tapo_flow_row *f)
     return c;
 }
 
-/* Most stalled time first; ties by file and frame, so that any grouping of
- * partial results lists the same flows. */
+/* Most to act on first (tapo_rank); ties by file and frame, so that any
+ * grouping of partial results lists the same flows. */
 static int worse_first(gconstpointer a, gconstpointer b)
 {
     const tapo_flow_row *x = *(tapo_flow_row *const *)a, *y = *(tapo_flow_row *const *)b;
-    if (x->stalled_s != y->stalled_s)
-        return x->stalled_s > y->stalled_s ? -1 : 1;
+    tapo_rank rx = tapo_rank_of(x->stalled_by_cause_s), ry = tapo_rank_of(y->stalled_by_cause_s);
+    int by_rank = tapo_rank_compare(&rx, &ry);
+    if (by_rank)
+        return by_rank;
     int by_file = strcmp(x->file, y->file);
     if (by_file)
         return by_file;
@@ -163,6 +201,16 @@ void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v)
     double duration = v->duration_s;
     r->duration_buckets[tapo_duration_bucket(tapo_milliseconds(duration))]++;
     tapo_sketch_add(&r->durations, duration);
+    r->stalled_ns += tapo_report_ns(duration);
+    r->stalled_by_cause_ns[v->cause] += tapo_report_ns(duration);
+    tapo_whatif w;
+    if (tapo_whatif_of(v, &w))
+        r->saving_by_mitigation_ns[w.mitigation] += tapo_report_ns(w.saving_s);
+}
+
+int64_t tapo_report_ns(double seconds)
+{
+    return isfinite(seconds) && seconds > 0.0 ? llround(seconds * 1e9) : 0;
 }
 
 void tapo_report_add_flow(tapo_report *r, tapo_flow_row *f)
@@ -187,6 +235,11 @@ void tapo_report_merge(tapo_report *into, const tapo_report *from)
     into->stalled_conversations += from->stalled_conversations;
     into->idle_flushed += from->idle_flushed;
     node_merge(into->tree, from->tree);
+    into->stalled_ns += from->stalled_ns;
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
+        into->stalled_by_cause_ns[c] += from->stalled_by_cause_ns[c];
+    for (int m = 0; m < TAPO_MITIGATION_COUNT; m++)
+        into->saving_by_mitigation_ns[m] += from->saving_by_mitigation_ns[m];
     for (int b = 0; b < TAPO_DURATION_BUCKETS; b++)
         into->duration_buckets[b] += from->duration_buckets[b];
     tapo_sketch_merge(&into->durations, &from->durations);
@@ -286,6 +339,7 @@ void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
     add_int(b, "handshake_stalls", f->handshake_stalls);
     add_int(b, "teardown_stalls", f->teardown_stalls);
     add_double(b, "whatif_saving_s", f->saving_s);
+    add_double(b, "idle_time_s", tapo_flow_idle_s(f));
     json_builder_set_member_name(b, "stalled_time_by_cause_s");
     json_builder_begin_object(b);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
@@ -354,6 +408,23 @@ char *tapo_report_to_json(const tapo_report *r, bool pretty)
     add_int(b, "idle_flushed", (int64_t)r->idle_flushed);
     json_builder_set_member_name(b, "breakdown");
     node_to_json(b, r->tree);
+    add_int(b, "stalled_time_ns", r->stalled_ns);
+    json_builder_set_member_name(b, "stalled_time_by_cause_ns");
+    json_builder_begin_object(b);
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        if (r->stalled_by_cause_ns[c] == 0)
+            continue;
+        char *key = cause_key((tapo_cause)c);
+        add_int(b, key, r->stalled_by_cause_ns[c]);
+        g_free(key);
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "whatif_saving_ns");
+    json_builder_begin_object(b);
+    for (int m = TAPO_MITIGATION_NONE + 1; m < TAPO_MITIGATION_COUNT; m++)
+        if (r->saving_by_mitigation_ns[m] > 0)
+            add_int(b, tapo_mitigation_name((tapo_mitigation)m), r->saving_by_mitigation_ns[m]);
+    json_builder_end_object(b);
     json_builder_set_member_name(b, "duration_buckets_ms");
     json_builder_begin_object(b);
     for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
@@ -465,6 +536,19 @@ bool tapo_report_from_json(tapo_report *r, const char *json, GError **error)
         r->conversations = (uint64_t)json_object_get_int_member(o, "conversations");
         r->stalled_conversations = (uint64_t)json_object_get_int_member(o, "stalled_conversations");
         r->idle_flushed = (uint64_t)json_object_get_int_member(o, "idle_flushed");
+        r->stalled_ns = json_object_get_int_member_with_default(o, "stalled_time_ns", 0);
+        JsonObject *by_cause = json_object_has_member(o, "stalled_time_by_cause_ns")
+                                   ? json_object_get_object_member(o, "stalled_time_by_cause_ns") : NULL;
+        for (int c = 0; by_cause && c < TAPO_CAUSE_COUNT; c++) {
+            char *key = cause_key((tapo_cause)c);
+            r->stalled_by_cause_ns[c] = json_object_get_int_member_with_default(by_cause, key, 0);
+            g_free(key);
+        }
+        JsonObject *savings = json_object_has_member(o, "whatif_saving_ns")
+                                  ? json_object_get_object_member(o, "whatif_saving_ns") : NULL;
+        for (int m = TAPO_MITIGATION_NONE + 1; savings && m < TAPO_MITIGATION_COUNT; m++)
+            r->saving_by_mitigation_ns[m] = json_object_get_int_member_with_default(
+                savings, tapo_mitigation_name((tapo_mitigation)m), 0);
         JsonObject *tree = json_object_get_object_member(o, "breakdown");
         JsonObject *buckets = json_object_get_object_member(o, "duration_buckets_ms");
         JsonArray *worst = json_object_get_array_member(o, "worst_flows");
@@ -556,6 +640,10 @@ void tapo_report_print_text(const tapo_report *r, FILE *out)
     fprintf(out, "Connections analysed: %" G_GUINT64_FORMAT ", with stalls: %" G_GUINT64_FORMAT
             ", written out after the idle timeout: %" G_GUINT64_FORMAT "\n\n", r->conversations,
             r->stalled_conversations, r->idle_flushed);
+    const tapo_report_node *stalls = find_child(r->tree, TAPO_NODE_STALLS);
+    fprintf(out, "Stalls: %" G_GINT64_FORMAT ", stalled time: %.3f s, of which idle (client-idle, nothing to fix "
+            "in TCP): %.3f s\n\n", stalls ? stalls->total : 0, r->stalled_ns / 1e9,
+            r->stalled_by_cause_ns[TAPO_CAUSE_CLIENT_IDLE] / 1e9);
     fprintf(out, "%-52s %12s %8s\n", "Breakdown (paper Tables 3, 5, 6, 7)", "count/ms", "percent");
     print_node(out, r->tree, 0, 0);
     fprintf(out, "\n%s:", TAPO_NODE_DURATION);
@@ -570,16 +658,17 @@ void tapo_report_print_text(const tapo_report *r, FILE *out)
                 tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
     print_savings(r, out);
     print_episodes(r, out);
-    fprintf(out, "\n\nMost stalled connections\n%-22s %-46s %8s %6s %5s %10s %6s  %-9s %-20s %s\n",
-            "capture:frame", "client -> server", "dur(s)", "stalls", "low", "stalled(s)", "ratio", "vantage",
-            "dominant cause", "advice");
+    fprintf(out, "\n\nConnections to look at: network and server stalls first, then the rest, idle time last\n"
+            "%-22s %-46s %8s %6s %5s %10s %8s %6s  %-9s %-20s %s\n", "capture:frame", "client -> server", "dur(s)",
+            "stalls", "low", "stalled(s)", "idle(s)", "ratio", "vantage", "cause", "advice");
     for (guint i = 0; i < r->worst->len; i++) {
         const tapo_flow_row *f = r->worst->pdata[i];
         tapo_cause d = tapo_flow_dominant(f);
         char *where = g_strdup_printf("%s:%u", f->file, f->first_frame);
         char *ends = g_strdup_printf("%s -> %s", f->client, f->server);
-        fprintf(out, "%-22s %-46s %8.3f %6u %5u %10.3f %6.2f  %-9s %-20s %s\n", where, ends, f->duration_s,
-                f->stalls, f->low_confidence, f->stalled_s, tapo_flow_ratio(f), f->vantage ? f->vantage : "-",
+        fprintf(out, "%-22s %-46s %8.3f %6u %5u %10.3f %8.3f %6.2f  %-9s %-20s %s\n", where, ends, f->duration_s,
+                f->stalls, f->low_confidence, f->stalled_s, tapo_flow_idle_s(f), tapo_flow_ratio(f),
+                f->vantage ? f->vantage : "-",
                 d == TAPO_CAUSE_COUNT ? "-" : tapo_cause_get(d)->name,
                 d == TAPO_CAUSE_COUNT || !f->advice ? "" : f->advice);
         g_free(where);

@@ -23,6 +23,7 @@
 #include "episodes.h"
 #include "sketch.h"
 #include "vocabulary.h"
+#include "whatif.h"
 
 #define TAPO_REPORT_WORST_FLOWS 20    /* flows listed in the report, count */
 
@@ -48,8 +49,23 @@ typedef struct tapo_flow_row {
 } tapo_flow_row;
 
 double tapo_flow_ratio(const tapo_flow_row *f);
-/* The cause with the most stalled time; TAPO_CAUSE_COUNT without stalls. */
+/* The cause with the most stalled time, idle time (client-idle) aside: that
+ * one only when the flow has no other; TAPO_CAUSE_COUNT without stalls. */
 tapo_cause tapo_flow_dominant(const tapo_flow_row *f);
+/* Its idle time: the client had nothing to ask (client-idle), seconds. */
+double tapo_flow_idle_s(const tapo_flow_row *f);
+
+/* What an operator can act on, in the order the reports list connections
+ * (docs/batch.md, "The flow report"): stalled time the network and the
+ * server caused, then the rest but idle time (a closed receive window,
+ * stalls no rule explains), then idle time, seconds. */
+typedef struct tapo_rank {
+    double act_s, other_s, idle_s;
+} tapo_rank;
+
+tapo_rank tapo_rank_of(const double stalled_by_cause_s[TAPO_CAUSE_COUNT]);
+/* < 0 when a lists before b: more to act on first. */
+int tapo_rank_compare(const tapo_rank *a, const tapo_rank *b);
 void tapo_flow_row_free(tapo_flow_row *f);
 /* The row as an object of the flow rows' JSON (and of the report's). */
 void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f);
@@ -70,10 +86,17 @@ typedef struct tapo_report {
     uint64_t stalled_conversations;   /* of which with stalls, count */
     uint64_t idle_flushed;            /* connections written out after the idle timeout, count */
     tapo_report_node *tree;           /* root: its children are the breakdown's roots */
+    /* The breakdown's times are whole milliseconds per stall; these are the
+     * sums the flow rows add up to, in whole nanoseconds, so that partial
+     * results merge exactly in any grouping. */
+    int64_t stalled_ns;
+    int64_t stalled_by_cause_ns[TAPO_CAUSE_COUNT];
+    int64_t saving_by_mitigation_ns[TAPO_MITIGATION_COUNT];
     uint64_t duration_buckets[TAPO_DURATION_BUCKETS];
     tapo_sketch durations;            /* stall durations, seconds */
     tapo_sketch flow_ratios;          /* stall ratio of every flow, stalled or not */
-    GPtrArray *worst;                 /* tapo_flow_row, most stalled time first, at most TAPO_REPORT_WORST_FLOWS */
+    GPtrArray *worst;                 /* tapo_flow_row, most to act on first (tapo_rank), at most
+                                         TAPO_REPORT_WORST_FLOWS */
     GArray *episodes;                 /* tapo_report_episode, in order of start within each capture */
 } tapo_report;
 
@@ -90,6 +113,9 @@ void tapo_report_init(tapo_report *r);
 void tapo_report_free(tapo_report *r);
 
 void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v);
+
+/* Seconds as whole nanoseconds (the report's exact sums). */
+int64_t tapo_report_ns(double seconds);
 
 /* A connection that ended; the report takes the row. */
 void tapo_report_add_flow(tapo_report *r, tapo_flow_row *f);

@@ -18,7 +18,7 @@ static const char *const flow_columns[] = {
     "file", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
     "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
     "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls", "handshake_stalls",
-    "teardown_stalls", "whatif_saving_s",
+    "teardown_stalls", "whatif_saving_s", "idle_time_s",
 };
 
 void tapo_rows_stall_header(GString *out, tapo_rows_format format)
@@ -183,6 +183,8 @@ void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
     g_string_append_printf(s, "%u", f->teardown_stalls);
     begin(s, format, flow_columns[18], false);
     g_string_append_printf(s, "%.6f", f->saving_s);
+    begin(s, format, flow_columns[19], false);
+    g_string_append_printf(s, "%.6f", tapo_flow_idle_s(f));
     g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
 }
 

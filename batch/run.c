@@ -220,7 +220,7 @@ static void add_html_stall(worker *w, const tapo_connection *c, const tapo_conn_
     tapo_html_stall h = {
         .file = w->sh->names[s->place.file], .conn_frame = c->start.frame, .frame = s->place.frame,
         .label = label, .ends = c->id.first, .sender = (uint8_t)v->sender,
-        .start_s = s->place.epoch_s - v->duration_s, .end_s = s->place.epoch_s,
+        .start_s = s->place.epoch_s - v->duration_s, .end_s = s->place.epoch_s, .duration_s = v->duration_s,
         .cause = v->cause, .phase = v->phase, .confidence = v->confidence,
         .saving_s = fields[TAPO_F_SAVING].present ? fields[TAPO_F_SAVING].d : 0.0,
         .retransmission = fields[TAPO_F_RETRANSMISSION].b,
@@ -302,8 +302,11 @@ static bool write_settled(worker *w, tapo_connection *c, double clock_s)
             return false;
         tapo_verdict v;
         /* With a settle time, hindsight over it; without, the verdict known
-         * at the packet.  Neither used the whole capture. */
-        if (tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, o->settle_s > 0.0, &v)) {
+         * at the packet.  Neither used the whole capture.  The connection
+         * still runs: its summary is brought up to date from its state
+         * (the handshake seen, the bytes each way so far), as the plugin's
+         * one pass does; c->summary alone is filled in only at its end. */
+        if (tapo_conv_verdict(tapo_table_summary(c), &s->rec, w->table.cfg, o->settle_s > 0.0, &v)) {
             v.final = false;
             stall_decided(w, c, s, &v);
             w->rows_streamed++;

@@ -30,9 +30,15 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "wireshark-common, procps")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "tshark | wireshark")
 set(CPACK_STRIP_FILES ON)
+# Personal copies of TAPO that the package shadows are named at install;
+# the service's configuration is a conffile (kept on upgrade).
+configure_file("${CMAKE_CURRENT_LIST_DIR}/deb-postinst.in" "${CMAKE_BINARY_DIR}/deb/postinst" @ONLY
+               FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ
+                                WORLD_EXECUTE)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/deb/postinst")
 if(TAPO_CONFIG_INSTALL_DIR)
-    file(WRITE "${CMAKE_BINARY_DIR}/debian-control/conffiles" "${TAPO_CONFIG_INSTALL_DIR}/tapo.conf\n")
-    set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/debian-control/conffiles")
+    file(WRITE "${CMAKE_BINARY_DIR}/deb/conffiles" "${TAPO_CONFIG_INSTALL_DIR}/tapo.conf\n")
+    list(APPEND CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA "${CMAKE_BINARY_DIR}/deb/conffiles")
 endif()
 set(CPACK_GENERATOR "DEB")
 include(CPack)

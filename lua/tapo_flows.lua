@@ -58,10 +58,19 @@ if TAPO_FLOWS then
 end
 TAPO_FLOWS = { requested = explicit and parse_args(...) or nil }
 
--- The C plugin's fields, read once the companion is active (activate()).
-local f_cause, f_duration, f_final, f_hint, f_vantage, f_confidence, f_phase
-local f_whatif, f_saving, f_episode, f_ep_scope, f_ep_connections, f_ep_start, f_ep_duration, f_ep_cause
-local f_stream, f_srcport, f_dstport, f_len, f_flags, f_frame
+-- The fields read, by short name: the C plugin's and TCP's.
+local FIELD_NAMES = {
+    cause = "tapo.stall.cause", category = "tapo.stall.category", duration = "tapo.stall.duration",
+    final = "tapo.stall.final", hint = "tapo.stall.hint", vantage = "tapo.vantage",
+    confidence = "tapo.stall.confidence", phase = "tapo.stall.phase", whatif = "tapo.stall.whatif",
+    saving = "tapo.stall.saving", episode = "tapo.episode", ep_scope = "tapo.episode.scope",
+    ep_connections = "tapo.episode.connections", ep_start = "tapo.episode.start",
+    ep_duration = "tapo.episode.duration", ep_cause = "tapo.episode.cause",
+    stream = "tcp.stream", srcport = "tcp.srcport", dstport = "tcp.dstport", len = "tcp.len",
+    flags = "tcp.flags", frame = "frame.number",
+}
+local SHORT_NAME = {}
+for short, name in pairs(FIELD_NAMES) do SHORT_NAME[name] = short end
 
 local proto = Proto("tapoflow", "TAPO per-flow stall view")
 local pf = {
@@ -80,18 +89,11 @@ proto.fields = { pf.index, pf.stalled_so_far, pf.ratio_so_far, pf.flow_stalls, p
 proto.prefs.report = Pref.enum("Report at the end of tshark", 0,
     "Print the flow report when tshark finishes (also asked for by loading this script with -X lua_script:)",
     { { 1, "none", 0 }, { 2, "text", 1 }, { 3, "csv", 2 }, { 4, "json", 3 } }, false)
-proto.prefs.gui = Pref.bool("Keep per-flow data in the GUI", false,
-    "Collect the flow report while captures load (Tools > TAPO > Flow report); the TAPO profile " ..
-    "turns it on.  Takes effect when Wireshark starts")
+proto.prefs.gui = Pref.bool("Per-flow fields in the packet details", false,
+    "Add the tapoflow.* fields (the stall's number in its flow, the flow's stalled time) to stall packets " ..
+    "in the GUI; the TAPO profile turns it on.  Wireshark reads it when it starts (a profile chosen later " ..
+    "takes effect at the next start).  Tools > TAPO > Flow report needs neither.")
 local PREF_FORMATS = { [1] = "text", [2] = "csv", [3] = "json" }
-
--- State of the current file: flows by tcp.stream, stall records by frame,
--- and the frames accounted for, in order (frames 1..accounted).
-local flows, stalls, server_port, accounted = {}, {}, {}, 0
-
-function proto.init()
-    flows, stalls, server_port, accounted = {}, {}, {}, 0
-end
 
 local function seconds(nstime)
     return tonumber(tostring(nstime)) or 0
@@ -104,18 +106,25 @@ local function endpoint(address, port)
     return a .. ":" .. port
 end
 
+-- What is gathered of one reading of the capture: flows by tcp.stream,
+-- stall records by frame, and the frames accounted for, in order (frames
+-- 1..accounted).
+local function new_collector()
+    return { flows = {}, stalls = {}, server_port = {}, accounted = 0 }
+end
+
 -- The first pass that reads the fields (tshark -2 builds no tree in its
 -- first pass): the flow's times, bytes and endpoints.  The client sent the
 -- SYN; without a handshake the ports tell (a service's port against a
 -- client's), else the first packet's sender is the client: the plugin's
--- rules (tapo.client).
-local function account_packet(pinfo, stream)
-    local sport, dport = f_srcport().value, f_dstport().value
+-- rules (tapo.client).  F(short name) is the field's first value or nil.
+local function account_packet(c, pinfo, F, stream)
+    local sport, dport = F("srcport").value, F("dstport").value
     local t = seconds(pinfo.rel_ts)
-    local flow = flows[stream]
+    local flow = c.flows[stream]
     if not flow then
         local src, dst = endpoint(pinfo.src, sport), endpoint(pinfo.dst, dport)
-        local flags = f_flags() and f_flags().value or 0
+        local flags = F("flags") and F("flags").value or 0
         local server_is_src
         if bit.band(flags, 0x02) ~= 0 then
             server_is_src = bit.band(flags, 0x10) ~= 0        -- a SYN-ACK comes from the server
@@ -126,15 +135,15 @@ local function account_packet(pinfo, stream)
         local epoch = type(pinfo.abs_ts) == "number" and pinfo.abs_ts or seconds(pinfo.abs_ts)
         if server_is_src then
             flow = report.new_flow(stream, t, dst, src, pinfo.number, epoch)
-            server_port[stream] = sport
+            c.server_port[stream] = sport
         else
             flow = report.new_flow(stream, t, src, dst, pinfo.number, epoch)
-            server_port[stream] = dport
+            c.server_port[stream] = dport
         end
-        flows[stream] = flow
+        c.flows[stream] = flow
     end
-    local len = f_len() and f_len().value or 0
-    report.add_packet(flow, t, dport == server_port[stream], len)
+    local len = F("len") and F("len").value or 0
+    report.add_packet(flow, t, dport == c.server_port[stream], len)
 end
 
 -- One stall record per frame.  The first pass counts stalls as they come
@@ -142,60 +151,97 @@ end
 -- rest, and drops a record whose frame ends no stall any more, so that
 -- after tshark -2 or a GUI retap the records are the final stalls (the
 -- analysed sender or the sender's timeline can change with hindsight).
-local function record_stall(pinfo, stream)
-    local rec = stalls[pinfo.number]
-    local duration = seconds(f_duration().value)
+local function record_stall(c, pinfo, F, stream)
+    local rec = c.stalls[pinfo.number]
+    local duration = seconds(F("duration").value)
     if not rec then
-        local flow = flows[stream]
+        local flow = c.flows[stream]
         flow.stall_count = (flow.stall_count or 0) + 1
         flow.stalled_so_far = (flow.stalled_so_far or 0) + duration
         local elapsed = seconds(pinfo.rel_ts) - flow.first
         rec = { stream = stream, frame = pinfo.number, index = flow.stall_count,
                 so_far = flow.stalled_so_far,
                 ratio_so_far = elapsed > 0 and math.min(1, flow.stalled_so_far / elapsed) or 0 }
-        stalls[pinfo.number] = rec
+        c.stalls[pinfo.number] = rec
+    end
+    local function value(name)
+        local fi = F(name)
+        if fi then return fi.value end
+        return nil
     end
     rec.duration = duration
-    rec.cause = f_cause().value
-    rec.final = f_final().value
-    rec.hint = f_hint() and f_hint().value or ""
-    rec.vantage = f_vantage() and f_vantage().value or nil
-    rec.confidence = f_confidence() and f_confidence().value or nil
-    rec.phase = f_phase() and f_phase().value or nil
-    rec.whatif = f_whatif() and f_whatif().value or nil
-    rec.saving = f_saving() and seconds(f_saving().value) or nil
+    rec.cause = value("cause")
+    rec.category = value("category")
+    rec.final = value("final")
+    rec.hint = value("hint") or ""
+    rec.vantage = value("vantage")
+    rec.confidence = value("confidence")
+    rec.phase = value("phase")
+    rec.whatif = value("whatif")
+    rec.saving = F("saving") and seconds(F("saving").value) or nil
     rec.episode = nil
-    if f_episode() then
-        rec.episode = { id = f_episode().value, scope = f_ep_scope().value,
-                        connections = f_ep_connections().value, start = tostring(f_ep_start().value),
-                        duration = seconds(f_ep_duration().value), cause = f_ep_cause().value }
+    if F("episode") then
+        rec.episode = { id = value("episode"), scope = value("ep_scope"), connections = value("ep_connections"),
+                        start = tostring(value("ep_start")), duration = seconds(value("ep_duration")),
+                        cause = value("ep_cause") }
     end
     return rec
 end
 
+-- One packet read: accounted once, in order; its stall recorded.  Returns
+-- the stall's record and flow, or nil.
+local function collect(c, pinfo, F)
+    if not F("frame") then return nil end   -- no tree in this pass: nothing to read
+    local in_order = pinfo.number == c.accounted + 1
+    if in_order then c.accounted = pinfo.number end
+    local stream_field = F("stream")
+    if not stream_field then return nil end
+    local stream = stream_field.value
+    if in_order then account_packet(c, pinfo, F, stream) end
+    if not F("cause") then
+        c.stalls[pinfo.number] = nil   -- no stall in this pass (see record_stall)
+        return nil
+    end
+    if not c.flows[stream] then return nil end
+    return record_stall(c, pinfo, F, stream), c.flows[stream]
+end
+
 -- The flow's stalls as the records stand.
-local function flow_totals(stream)
+local function flow_totals(c, stream)
     local n, time = 0, 0
-    for _, rec in pairs(stalls) do
+    for _, rec in pairs(c.stalls) do
         if rec.stream == stream then n, time = n + 1, time + rec.duration end
     end
     return n, time
 end
 
-function proto.dissector(tvb, pinfo, tree)
-    if not f_frame() then return end   -- no tree in this pass: nothing to read
-    local in_order = pinfo.number == accounted + 1
-    if in_order then accounted = pinfo.number end
-    local stream_field = f_stream()
-    if not stream_field then return end
-    local stream = stream_field.value
-    if in_order then account_packet(pinfo, stream) end
-    if not f_cause() then
-        stalls[pinfo.number] = nil   -- no stall in this pass (see record_stall)
-        return
+-- The fields of the packet being read, from a tree with every field (a
+-- listener's with all fields): no extractor needed, so this works
+-- whenever it is asked for.
+local function fields_of_tree()
+    local got = {}
+    for _, fi in ipairs({ all_field_infos() }) do
+        local short = SHORT_NAME[fi.name]
+        if short and got[short] == nil then got[short] = fi end
     end
-    if not flows[stream] then return end
-    local rec = record_stall(pinfo, stream)
+    return function(short) return got[short] end
+end
+
+-- The companion's state for the current file, collected by its
+-- post-dissector when active.
+local state = new_collector()
+local extractors = {}
+local function extracted(short)
+    return extractors[short]()
+end
+
+function proto.init()
+    state = new_collector()
+end
+
+function proto.dissector(tvb, pinfo, tree)
+    local rec, flow = collect(state, pinfo, extracted)
+    if not rec then return end
     local sub = tree:add(proto, tvb(0, 0))
     sub:add(pf.index, rec.index):set_generated()
     sub:add(pf.stalled_so_far, rec.so_far):set_generated()
@@ -204,8 +250,7 @@ function proto.dissector(tvb, pinfo, tree)
         -- The whole capture has been read: the records are the flow's
         -- stalls (later frames not yet rendered again keep their first
         -- pass's verdict).
-        local flow = flows[stream]
-        local n, time = flow_totals(stream)
+        local n, time = flow_totals(state, rec.stream)
         local duration = flow.last - flow.first
         sub:add(pf.flow_stalls, n):set_generated()
         sub:add(pf.flow_stalled, time):set_generated()
@@ -214,9 +259,9 @@ function proto.dissector(tvb, pinfo, tree)
     end
 end
 
-local function mode()
+local function mode(c)
     local any, final = false, false
-    for _, rec in pairs(stalls) do
+    for _, rec in pairs(c.stalls) do
         any = true
         final = final or rec.final
     end
@@ -224,8 +269,8 @@ local function mode()
     return final and "two-pass: final causes" or "one-pass: provisional causes, run tshark -2 for final ones"
 end
 
-local function current_report(format, limit)
-    return report.FORMATS[format](report.build(flows, stalls, mode()), limit)
+local function current_report(c, format, limit)
+    return report.FORMATS[format](report.build(c.flows, c.stalls, mode(c)), limit)
 end
 
 -- tshark: a listener makes tshark dissect even with -q, and prints the
@@ -243,43 +288,32 @@ end
 -- tapoflow (a field or the report preference), when tapoflow.report asks
 -- for a report, or in the GUI with tapoflow.gui; extractors can only be
 -- made before the first packet is read, so this happens at load or when
--- the preferences are applied at start-up.
+-- the preferences are applied at start-up.  The GUI's flow report needs
+-- none of this (show_report below).
 local active = false
+
+-- Why extractors could not be made, in words that are true: the C plugin
+-- is missing (no tapo.* field), or Wireshark has read packets already.
+local function cannot_extract(err)
+    if tostring(err):find("must exist", 1, true) then
+        return "the TAPO C plugin (tapo.so) is not loaded, so there are no tapo.* fields to report on; " ..
+               "install it with scripts/setup"
+    end
+    return "the tapoflow.* fields in the packet details take effect when Wireshark starts (it has read " ..
+           "packets since): restart it in this profile to see them; Tools > TAPO > Flow report works without"
+end
 
 local function activate()
     if active then return true end
+    local made = {}
     local ok, err = pcall(function()
-        f_cause = Field.new("tapo.stall.cause")
-        f_duration = Field.new("tapo.stall.duration")
-        f_final = Field.new("tapo.stall.final")
-        f_hint = Field.new("tapo.stall.hint")
-        f_vantage = Field.new("tapo.vantage")
-        f_confidence = Field.new("tapo.stall.confidence")
-        f_phase = Field.new("tapo.stall.phase")
-        f_whatif = Field.new("tapo.stall.whatif")
-        f_saving = Field.new("tapo.stall.saving")
-        f_episode = Field.new("tapo.episode")
-        f_ep_scope = Field.new("tapo.episode.scope")
-        f_ep_connections = Field.new("tapo.episode.connections")
-        f_ep_start = Field.new("tapo.episode.start")
-        f_ep_duration = Field.new("tapo.episode.duration")
-        f_ep_cause = Field.new("tapo.episode.cause")
-        f_stream = Field.new("tcp.stream")
-        f_srcport = Field.new("tcp.srcport")
-        f_dstport = Field.new("tcp.dstport")
-        f_len = Field.new("tcp.len")
-        f_flags = Field.new("tcp.flags")
-        f_frame = Field.new("frame.number")
+        for short, name in pairs(FIELD_NAMES) do made[short] = Field.new(name) end
     end)
     if not ok then
-        if not f_cause then   -- the first extractor: no tapo.* field at all
-            io.stderr:write("TAPO companion: the TAPO C plugin (tapo.so) is not loaded, so there are no " ..
-                            "tapo.* fields to report on; install it with scripts/setup.\n")
-        else
-            io.stderr:write("TAPO companion: " .. tostring(err) .. " (restart Wireshark to apply)\n")
-        end
+        io.stderr:write("TAPO companion: " .. cannot_extract(err) .. ".\n")
         return false
     end
+    extractors = made
     register_postdissector(proto)
     -- tshark: a listener makes tshark dissect even with -q, and prints the
     -- report when the capture is done.
@@ -287,7 +321,7 @@ local function activate()
     function listener.draw()
         local want = wanted_report()
         if not gui_enabled() and want and want.format ~= "none" then
-            io.write(current_report(want.format, want.limit))
+            io.write(current_report(state, want.format, want.limit))
         end
     end
     active = true
@@ -329,24 +363,53 @@ function proto.prefs_changed()
     end
 end
 
--- GUI: Tools > TAPO > Flow report.
+-- GUI: Tools > TAPO > Flow report, in whichever profile is active and
+-- whether or not the companion is: the capture is read once more (a
+-- retap, so the causes are final), with the post-dissector's extractors
+-- when it is active, else with a listener that has every field.
 if gui_enabled() then
+    -- Whether the C plugin registered its fields (looked up once, when asked).
+    local plugin_loaded
+    local function c_plugin_loaded()
+        if plugin_loaded == nil then
+            plugin_loaded = false
+            for _, name in ipairs(Field.list()) do
+                if name == "tapo.stall.cause" then plugin_loaded = true break end
+            end
+        end
+        return plugin_loaded
+    end
+
+    local function collect_now()
+        if active then
+            retap_packets()
+            return state
+        end
+        local c = new_collector()
+        local tap = Listener.new("frame", "tcp", true)
+        function tap.packet(pinfo)
+            collect(c, pinfo, fields_of_tree())
+        end
+        local ok, err = pcall(retap_packets)
+        tap:remove()
+        if not ok then error(err) end
+        return c
+    end
+
     local function show_report()
-        if not active then
-            TextWindow.new("TAPO flow report"):set(
-                "The TAPO companion collects per-flow data only when asked, so that captures load as fast " ..
-                "as without it.  Turn on Edit > Preferences > Protocols > TAPOFLOW > \"Keep per-flow data " ..
-                "in the GUI\" (or choose the TAPO configuration profile) and restart Wireshark.")
+        local window = TextWindow.new("TAPO flow report")
+        if not c_plugin_loaded() then
+            window:set("The TAPO C plugin (tapo.so) is not loaded, so there are no tapo.* fields to report " ..
+                       "on.  Install it with scripts/setup (tshark -G plugins lists it).")
             return
         end
-        retap_packets()   -- renders every frame once more, with the final causes
-        local summaries = report.build(flows, stalls, mode())
-        local window = TextWindow.new("TAPO flow report")
+        local c = collect_now()
+        local summaries = report.build(c.flows, c.stalls, mode(c))
         window:set(report.format_text(summaries, 0))
-        window:add_button("Show the worst flow's stalls", function()
-            local worst = summaries.flows[1]
-            if worst then
-                set_filter(string.format("tcp.stream == %d && tapo.stall", worst.stream))
+        window:add_button("Show the first flow's stalls", function()
+            local first = summaries.flows[1]
+            if first then
+                set_filter(string.format("tcp.stream == %d && tapo.stall", first.stream))
                 apply_filter()
             end
         end)

@@ -1,19 +1,25 @@
 -- tapo_html.lua: Tools > TAPO > HTML incident report: the batch analyser's
 -- report (tapo --html, docs/batch.md "The HTML report") of the capture open
--- in Wireshark, opened in the browser.
+-- in Wireshark, opened in the browser: the same page `tapo --html` writes
+-- for that file, named after it.
 --
--- Lua cannot name the file Wireshark has open, so its packets are written
--- once more (a Dumper over a retap) to a temporary pcap that tapo reads;
--- the report and tapo's messages are kept beside it, in TMPDIR (or /tmp).
--- $TAPO_BIN names the tapo command, $TAPO_BROWSER the command that opens
--- the report (default: the desktop's browser).
+-- Wireshark's Lua cannot name the file it has open; the TAPO C plugin
+-- can, and puts its path in the environment variable TAPO_CAPTURE_FILE of
+-- the Wireshark process (plugin/epan/packet-tapo.h).  tapo reads that file
+-- itself (every format and link type Wireshark reads), with the plugin's
+-- current preferences; the report goes to TMPDIR (or /tmp) as
+-- <capture>-tapo-report.html, and nothing else is left there.  $TAPO_BIN
+-- names the tapo command, $TAPO_BROWSER the command that opens the report
+-- (default: the desktop's browser).
 -- Loaded by tapo_flows.lua; on its own (Wireshark loads every .lua of the
 -- folder) it only returns its table.
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
 
 local M = {}
-math.randomseed(os.time())
+
+-- The variable the C plugin sets (TAPO_CAPTURE_FILE_ENV).
+M.CAPTURE_ENV = "TAPO_CAPTURE_FILE"
 
 -- The TAPO plugin's preferences that tapo understands (-o tapo.NAME:VALUE).
 M.PREFS = { "tau", "small_window", "rto_min_ms", "rto_initial_ms", "min_stall_ms", "episode_connections",
@@ -45,24 +51,27 @@ local function quote(s)
     return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
-local function succeeded(a, _, code)
-    -- Lua 5.1: a status number; 5.2 and later: true or nil, "exit", code.
-    if type(a) == "number" then return a == 0 end
-    return a == true and (code == nil or code == 0)
+-- The capture open in Wireshark, as the C plugin named it; nil when none
+-- is open (or the C plugin is not loaded).
+function M.open_capture()
+    local path = os.getenv(M.CAPTURE_ENV)
+    if path and path ~= "" then return path end
+    return nil
 end
 
--- Paths of a new report: "<dir>/tapo-report-<time>.html", its capture and
--- tapo's messages.
-function M.paths()
+-- The report's path for a capture: "<TMPDIR>/<its name less its
+-- extension>-tapo-report.html" (a report made again replaces it).
+function M.report_path(capture)
     local dir = os.getenv("TMPDIR")
     if not dir or dir == "" then dir = "/tmp" end
-    local stem = string.format("%s/tapo-report-%s-%04d", dir, os.date("%Y%m%d-%H%M%S"), math.random(0, 9999))
-    return { capture = stem .. ".pcap", report = stem .. ".html", log = stem .. ".log" }
+    local name = capture:match("([^/]+)$") or capture
+    local stem = name:match("^(.+)%.[%w]+$") or name
+    return dir .. "/" .. stem .. "-tapo-report.html"
 end
 
--- tapo --html report capture, with prefs ({"tapo.tau:3", ...}): true, or
--- false and why.
-function M.write(capture, report, log, prefs)
+-- tapo --html report capture, with prefs ({"tapo.tau:3", ...}): true or
+-- false, and what tapo said (its standard error and output).
+function M.write(capture, report, prefs)
     local tapo = M.find_tapo()
     if not tapo then
         return false, "the tapo command was not found (scripts/setup installs it; or set TAPO_BIN)"
@@ -70,12 +79,15 @@ function M.write(capture, report, log, prefs)
     local cmd = { quote(tapo), "--quiet", "--html", quote(report) }
     for _, p in ipairs(prefs or {}) do cmd[#cmd + 1] = "-o " .. quote(p) end
     cmd[#cmd + 1] = quote(capture)
-    local ok = succeeded(os.execute(table.concat(cmd, " ") .. " > /dev/null 2> " .. quote(log)))
-    if ok and readable(report) then return true end
-    local f = io.open(log, "r")
-    local why = f and f:read("*a") or ""
-    if f then f:close() end
-    return false, "tapo failed: " .. (why ~= "" and why or "no message")
+    local pipe = io.popen(table.concat(cmd, " ") .. " 2>&1", "r")
+    if not pipe then return false, "tapo could not be started" end
+    local said = pipe:read("*a") or ""
+    local a, _, code = pipe:close()
+    -- Lua 5.2 and later: true, or nil, "exit", code.  Exit 2: the capture
+    -- was not read to its end, the report was still written.
+    local ok = a == true or code == 2
+    if ok and readable(report) then return true, said end
+    return false, "tapo failed" .. (said ~= "" and (": " .. said) or " (no message)")
 end
 
 -- The TAPO plugin's current preferences, where this Wireshark's Lua can
@@ -88,28 +100,6 @@ function M.plugin_prefs()
         if ok and value ~= nil then prefs[#prefs + 1] = string.format("tapo.%s:%s", name, tostring(value)) end
     end
     return prefs
-end
-
--- Writes every packet of the open capture to path (pcap, in the first
--- packet's link type: Dumper.new_for_current; a pcapng Dumper fails on
--- Wireshark 4.0), through a retap: true, or false and why.
-function M.dump_open_capture(path)
-    local dumper, failed = nil, 0
-    local tap = Listener.new("frame")
-    function tap.packet()
-        dumper = dumper or Dumper.new_for_current(path)
-        if not pcall(dumper.dump_current, dumper) then failed = failed + 1 end
-    end
-    local ok, err = pcall(retap_packets)
-    tap:remove()
-    if dumper then dumper:close() end
-    if not ok then return false, err end
-    if not dumper then return false, "the capture has no packets" end
-    if failed > 0 then
-        return false, string.format("%d packets could not be copied (a capture of several link types?): " ..
-                                    "run tapo --html on the file itself", failed)
-    end
-    return true
 end
 
 -- Opens the report: with $TAPO_BROWSER (a command) when set, else
@@ -125,19 +115,24 @@ end
 
 -- The menu's action: the report of the open capture, in the browser.
 function M.report_open_capture()
-    local p = M.paths()
-    local ok, why = M.dump_open_capture(p.capture)
-    if ok then ok, why = M.write(p.capture, p.report, p.log, M.plugin_prefs()) end
-    os.remove(p.capture)
     local window = TextWindow.new("TAPO HTML report")
-    if not ok then
-        window:set("The HTML report could not be made: " .. tostring(why))
+    local capture = M.open_capture()
+    if not capture then
+        window:set("No capture file to report on: open one first (the TAPO C plugin names it to the " ..
+                   "companion; tshark -G plugins lists tapo.so when it is loaded).")
         return
     end
-    window:set("The incident report of this capture is in\n  " .. p.report ..
-               "\nand opens in your browser (it needs no network: mail it, attach it to a ticket).")
-    window:add_button("Open it again", function() open_report(p.report) end)
-    open_report(p.report)
+    local report = M.report_path(capture)
+    local ok, said = M.write(capture, report, M.plugin_prefs())
+    if not ok then
+        window:set("The HTML report of\n  " .. capture .. "\ncould not be made: " .. tostring(said))
+        return
+    end
+    window:set("The incident report of\n  " .. capture .. "\nis in\n  " .. report ..
+               "\nand opens in your browser (it needs no network: mail it, attach it to a ticket)." ..
+               (said ~= "" and ("\n\ntapo said:\n" .. said) or ""))
+    window:add_button("Open it again", function() open_report(report) end)
+    open_report(report)
 end
 
 return M

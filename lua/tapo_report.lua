@@ -22,7 +22,7 @@ M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
 M.CSV_COLUMNS = { "stream", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
                   "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
                   "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls",
-                  "handshake_stalls", "teardown_stalls", "whatif_saving_s" }
+                  "handshake_stalls", "teardown_stalls", "whatif_saving_s", "idle_time_s" }
 
 -- Clients bind ephemeral ports (RFC 6335, Linux's ip_local_port_range);
 -- services listen below 1024: the plugin's rules (plugin/analysis/roles.c).
@@ -58,20 +58,35 @@ function M.add_packet(flow, t, to_server, bytes)
     end
 end
 
--- The cause with the most stalled time; ties by count, then by name.
+-- Idle time: the client had nothing to ask (nothing to fix in TCP).
+M.IDLE_CAUSE = "client-idle"
+-- The categories an operator can act on first (tapo.stall.category).
+M.ACTIONABLE = { network = true, server = true }
+
+-- The cause with the most stalled time, idle time aside (client-idle only
+-- when the flow has nothing else); ties by count, then by name.
 function M.dominant(by_cause)
     local best, best_time, best_count
     for cause, t in pairs(by_cause) do
-        local better = best == nil or t.time > best_time or
-                       (t.time == best_time and (t.count > best_count or
-                        (t.count == best_count and cause < best)))
+        local better = best == nil or (best == M.IDLE_CAUSE and cause ~= M.IDLE_CAUSE) or
+                       ((cause == M.IDLE_CAUSE) == (best == M.IDLE_CAUSE) and
+                        (t.time > best_time or (t.time == best_time and (t.count > best_count or
+                         (t.count == best_count and cause < best)))))
         if better then best, best_time, best_count = cause, t.time, t.count end
     end
     return best, best_time or 0
 end
 
+-- Where a stall's time counts in the order flows are listed: what an
+-- operator can act on (the network's and the server's stalls), the rest
+-- but idle time (a closed receive window, stalls no rule explains), idle.
+function M.rank_part(cause, category)
+    if cause == M.IDLE_CAUSE then return "idle_time" end
+    return M.ACTIONABLE[category] and "act_time" or "other_time"
+end
+
 -- Per-flow summaries from the flows and the stall records
--- (stalls[frame] = {stream, duration, cause, final, hint, vantage, confidence, phase,
+-- (stalls[frame] = {stream, duration, cause, category, final, hint, vantage, confidence, phase,
 --  whatif, saving, episode = {id, scope, connections, start, duration, cause} or nil}).
 function M.summarise(flows, stalls)
     local summaries, by_stream = {}, {}
@@ -81,7 +96,8 @@ function M.summarise(flows, stalls)
                     bytes_to_server = flow.bytes_to_server, bytes_to_client = flow.bytes_to_client,
                     stalls = 0, stalled_time = 0, by_cause = {}, hints = {}, hint_frames = {}, vantage = "",
                     by_confidence = { high = 0, medium = 0, low = 0 },
-                    by_phase = { handshake = 0, data = 0, teardown = 0 }, saving = 0 }
+                    by_phase = { handshake = 0, data = 0, teardown = 0 }, saving = 0,
+                    act_time = 0, other_time = 0, idle_time = 0 }
         by_stream[stream] = s
         summaries[#summaries + 1] = s
     end
@@ -90,6 +106,8 @@ function M.summarise(flows, stalls)
         if s then
             s.stalls = s.stalls + 1
             s.stalled_time = s.stalled_time + st.duration
+            local part = M.rank_part(st.cause, st.category)
+            s[part] = s[part] + st.duration
             local c = s.by_cause[st.cause] or { count = 0, time = 0 }
             c.count, c.time = c.count + 1, c.time + st.duration
             s.by_cause[st.cause] = c
@@ -115,8 +133,11 @@ function M.summarise(flows, stalls)
         s.dominant, s.dominant_time = M.dominant(s.by_cause)
         s.advice = s.dominant and s.hints[s.dominant] or ""
     end
+    -- Most to act on first (as the batch analyser's report).
     table.sort(summaries, function(a, b)
-        if a.stalled_time ~= b.stalled_time then return a.stalled_time > b.stalled_time end
+        if a.act_time ~= b.act_time then return a.act_time > b.act_time end
+        if a.other_time ~= b.other_time then return a.other_time > b.other_time end
+        if a.idle_time ~= b.idle_time then return a.idle_time > b.idle_time end
         return a.stream < b.stream
     end)
     return summaries
@@ -155,12 +176,13 @@ end
 
 function M.build(flows, stalls, mode)
     local summaries = M.summarise(flows, stalls)
-    local ratios, stalled, total_stalls, total_time = {}, 0, 0, 0
+    local ratios, stalled, total_stalls, total_time, idle_time = {}, 0, 0, 0, 0
     for i, s in ipairs(summaries) do
         ratios[i] = s.ratio
         if s.stalls > 0 then stalled = stalled + 1 end
         total_stalls = total_stalls + s.stalls
         total_time = total_time + s.stalled_time
+        idle_time = idle_time + s.idle_time
     end
     local quantiles = {}
     for _, q in ipairs(M.QUANTILES) do
@@ -168,7 +190,7 @@ function M.build(flows, stalls, mode)
     end
     local savings, episodes = savings_and_episodes(stalls)
     return { mode = mode, flows = summaries, flow_count = #summaries, stalled_flows = stalled,
-             stalls = total_stalls, stalled_time = total_time, ratio_quantiles = quantiles,
+             stalls = total_stalls, stalled_time = total_time, idle_time = idle_time, ratio_quantiles = quantiles,
              savings = savings, episodes = episodes }
 end
 
@@ -190,8 +212,9 @@ function M.format_text(report, limit)
     local out = {}
     local function add(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
     add("TAPO flow report (%s)", report.mode)
-    add("Flows: %d, with stalls: %d; stalls: %d, stalled time: %.3f s",
-        report.flow_count, report.stalled_flows, report.stalls, report.stalled_time)
+    add("Flows: %d, with stalls: %d; stalls: %d, stalled time: %.3f s, of which idle (client-idle, nothing to " ..
+        "fix in TCP): %.3f s", report.flow_count, report.stalled_flows, report.stalls, report.stalled_time,
+        report.idle_time)
     local qs = {}
     for _, q in ipairs(report.ratio_quantiles) do
         qs[#qs + 1] = string.format("p%d %.2f", q.q, q.ratio)
@@ -210,13 +233,14 @@ function M.format_text(report, limit)
             e.scope, e.cause)
     end
     add("")
-    add("%6s  %-44s %8s %6s %5s %10s %6s  %-8s  %-20s %s", "stream", "client -> server", "dur(s)",
-        "stalls", "low", "stalled(s)", "ratio", "vantage", "dominant cause", "advice")
+    add("Flows to look at: network and server stalls first, then the rest, idle time last")
+    add("%6s  %-44s %8s %6s %5s %10s %8s %6s  %-8s  %-20s %s", "stream", "client -> server", "dur(s)",
+        "stalls", "low", "stalled(s)", "idle(s)", "ratio", "vantage", "cause", "advice")
     for i = 1, limited(report, limit) do
         local f = report.flows[i]
-        add("%6d  %-44s %8.3f %6d %5d %10.3f %6.2f  %-8s  %-20s %s", f.stream, f.client .. " -> " .. f.server,
-            f.duration, f.stalls, f.by_confidence.low, f.stalled_time, f.ratio,
-            f.vantage ~= "" and f.vantage or "-", f.dominant or "-", f.advice)
+        add("%6d  %-44s %8.3f %6d %5d %10.3f %8.3f %6.2f  %-8s  %-20s %s", f.stream,
+            f.client .. " -> " .. f.server, f.duration, f.stalls, f.by_confidence.low, f.stalled_time,
+            f.idle_time, f.ratio, f.vantage ~= "" and f.vantage or "-", f.dominant or "-", f.advice)
     end
     if limited(report, limit) < #report.flows then
         add("(%d more flows; use limit=0 for all)", #report.flows - limited(report, limit))
@@ -239,7 +263,7 @@ function M.format_csv(report, limit)
                       string.format("%.6f", f.stalled_time), string.format("%.6f", f.ratio),
                       f.dominant or "", string.format("%.6f", f.dominant_time), f.advice, f.vantage,
                       f.by_confidence.low, f.by_phase.handshake, f.by_phase.teardown,
-                      string.format("%.6f", f.saving) }
+                      string.format("%.6f", f.saving), string.format("%.6f", f.idle_time) }
         for j, v in ipairs(row) do row[j] = csv_field(v) end
         out[#out + 1] = table.concat(row, ",")
     end
@@ -275,14 +299,16 @@ function M.format_json(report, limit)
             '"bytes_to_server":%d,"bytes_to_client":%d,"stalls":%d,"stalled_time_s":%s,' ..
             '"stall_ratio":%s,"dominant_cause":%s,"advice":%s,"vantage":%s,"causes":[%s],' ..
             '"stalls_by_confidence":{"high":%d,"medium":%d,"low":%d},' ..
-            '"stalls_by_phase":{"handshake":%d,"data":%d,"teardown":%d},"whatif_saving_s":%s}',
+            '"stalls_by_phase":{"handshake":%d,"data":%d,"teardown":%d},"whatif_saving_s":%s,' ..
+            '"idle_time_s":%s}',
             f.stream, f.first_frame, json_string(f.client), json_string(f.server), json_number(f.start),
             json_number(f.duration), f.bytes_to_server, f.bytes_to_client, f.stalls,
             json_number(f.stalled_time), json_number(f.ratio),
             f.dominant and json_string(f.dominant) or "null", json_string(f.advice),
             f.vantage ~= "" and json_string(f.vantage) or "null", table.concat(causes, ","),
             f.by_confidence.high, f.by_confidence.medium, f.by_confidence.low,
-            f.by_phase.handshake, f.by_phase.data, f.by_phase.teardown, json_number(f.saving))
+            f.by_phase.handshake, f.by_phase.data, f.by_phase.teardown, json_number(f.saving),
+            json_number(f.idle_time))
     end
     local qs = {}
     for _, q in ipairs(report.ratio_quantiles) do
@@ -304,10 +330,10 @@ function M.format_json(report, limit)
             json_string(e.cause))
     end
     return string.format(
-        '{"mode":%s,"summary":{"flows":%d,"stalled_flows":%d,"stalls":%d,"stalled_time_s":%s,' ..
+        '{"mode":%s,"summary":{"flows":%d,"stalled_flows":%d,"stalls":%d,"stalled_time_s":%s,"idle_time_s":%s,' ..
         '"stall_ratio_quantiles":[%s],"whatif_savings":[%s]},"episodes":[%s],"flows":[%s]}\n',
         json_string(report.mode), report.flow_count, report.stalled_flows, report.stalls,
-        json_number(report.stalled_time), table.concat(qs, ","), table.concat(savings, ","),
+        json_number(report.stalled_time), json_number(report.idle_time), table.concat(qs, ","), table.concat(savings, ","),
         table.concat(episodes, ","), table.concat(flows, ","))
 end
 

@@ -8,6 +8,9 @@
                            coloring rules and filter buttons (mixed-web.pcap)
     tapo-html-window.png   Tools > TAPO > HTML incident report (mixed-web.pcap)
     tapo-report.png        the HTML report it wrote, in headless Chromium
+    tapo-flow-report.png is taken as a new user gets there: the capture
+    opened in the Default profile, the TAPO profile chosen in the status
+    bar, then Tools > TAPO > Flow report.
 
     scripts/gui_screenshots.py [OUTPUT_DIR]     (default: docs/images)
 
@@ -34,11 +37,15 @@ BUILD = os.environ.get("TAPO_BUILD_DIR", os.path.join(ROOT, "build"))
 USER = os.environ.get("TAPO_TEST_USER", "nobody")
 CAPTURES = os.path.join(ROOT, "test-captures")
 WINDOW = (1100, 900)
+SCREEN = (1700, 1000)        # room for a 1600-pixel main window
 # In a 1100x900 main window with the default fonts of Debian 12: the
-# "Statistics" and "Tools" menu titles, and the packet-details rows once
-# the packet list is 140 pixels high (see the recent file below).
+# "Statistics" and "Tools" menu titles, the status bar's profile name (its
+# right end), and the packet-details rows once the packet list is 140
+# pixels high (see the recent file below).
 STATISTICS_MENU = (325, 10)
 TOOLS_MENU = (534, 10)
+PROFILE_LABEL_FROM_RIGHT = 80
+STATUS_BAR_FROM_BOTTOM = 11
 DETAILS_ROW_Y = 356          # first row of the packet details
 DETAILS_ROW_HEIGHT = 17
 
@@ -47,6 +54,8 @@ class Gui:
     def __init__(self, out_dir):
         self.out_dir = out_dir
         self.tmp = tempfile.mkdtemp(prefix="tapo-gui-")
+        self.stderr_path = os.path.join(self.tmp, "wireshark-stderr.log")
+        self.size = WINDOW
         self.display = self._start_xvfb()
         self.env = dict(os.environ, DISPLAY=self.display)
         self._prepare_profile()
@@ -55,7 +64,7 @@ class Gui:
     def _start_xvfb(self):
         for n in range(91, 120):
             if not os.path.exists("/tmp/.X11-unix/X%d" % n) and not os.path.exists("/tmp/.X%d-lock" % n):
-                self.xvfb = subprocess.Popen(["Xvfb", ":%d" % n, "-screen", "0", "1400x1000x24",
+                self.xvfb = subprocess.Popen(["Xvfb", ":%d" % n, "-screen", "0", "%dx%dx24" % SCREEN,
                                               "-nolisten", "tcp"], stderr=subprocess.DEVNULL)
                 time.sleep(1.5)
                 if self.xvfb.poll() is None:
@@ -87,6 +96,7 @@ class Gui:
         for name in ("f-double.pcap", "mixed-web.pcap"):
             shutil.copy(os.path.join(CAPTURES, name), self.tmp)
         subprocess.run(["chmod", "-R", "a+rX", self.tmp], check=True)
+        os.chmod(runtime, 0o700)   # else Qt makes its own in TMPDIR
         if os.geteuid() == 0:
             pw = pwd.getpwnam(USER)
             for path in (profile, runtime, self.reports):
@@ -110,7 +120,15 @@ class Gui:
         self.close()
         sys.exit("the window %r did not appear (the screen: %s)" % (title, failed))
 
-    def open(self, capture, *args):
+    def add_capture(self, path):
+        """A capture of another folder, where Wireshark can read it; its name."""
+        shutil.copy(path, self.tmp)
+        os.chmod(os.path.join(self.tmp, os.path.basename(path)), 0o644)
+        return os.path.basename(path)
+
+    def open(self, capture, *args, size=WINDOW):
+        """Wireshark on a capture of self.tmp, its standard error in
+        self.stderr_path (appended)."""
         self.close_wireshark()
         argv = ["wireshark", "-r", os.path.join(self.tmp, capture)] + list(args)
         env = ["env", "DISPLAY=" + self.display, "HOME=" + self.profile,
@@ -119,16 +137,31 @@ class Gui:
                "TAPO_BROWSER=true"]
         if os.geteuid() == 0:
             env = ["runuser", "-u", USER, "--"] + env
-        self.wireshark = subprocess.Popen(env + argv, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL, start_new_session=True)
+        with open(self.stderr_path, "a") as log:
+            self.wireshark = subprocess.Popen(env + argv, stdout=subprocess.DEVNULL, stderr=log,
+                                              start_new_session=True)
         main = self.wait_window(capture)
-        self.xdo("windowsize", main, *WINDOW)
+        self.xdo("windowsize", main, *size)
         self.xdo("windowmove", main, 0, 0)
         time.sleep(1.0)
+        self.size = size
         return main
 
+    def choose_profile(self, position):
+        """The status bar's profile menu (a click on the profile's name):
+        the entry at position (0: Default, 1: TAPO; the menu lists Default,
+        then the personal profiles, then the system ones)."""
+        self.click(self.size[0] - PROFILE_LABEL_FROM_RIGHT, self.size[1] - STATUS_BAR_FROM_BOTTOM)
+        self.keys(*(["Down"] * (position + 1) + ["Return"]))
+        time.sleep(3.0)   # the profile's columns and colours, the packets dissected again
+
+    def tools_tapo(self, entry):
+        """Tools > TAPO > its entry (0: Flow report, 1: HTML incident report)."""
+        self.click(*TOOLS_MENU)
+        self.keys(*(["Up", "Right"] + ["Down"] * entry + ["Return"]))
+
     def shot(self, window, name):
-        self.xdo("mousemove", WINDOW[0] + 50, WINDOW[1] + 50)   # no hover highlight
+        self.xdo("mousemove", SCREEN[0] - 10, SCREEN[1] - 10)   # no hover highlight
         time.sleep(0.5)
         path = os.path.join(self.out_dir, name)
         subprocess.run(["import", "-window", str(window), path], env=self.env, check=True)
@@ -179,12 +212,12 @@ def statistics(gui):
 
 
 def flow_report(gui):
-    """Tools > TAPO > Flow report (the Lua companion's menu), with the
-    companion collecting per-flow data (tapoflow.gui, as the TAPO profile
-    sets it)."""
-    gui.open("mixed-web.pcap", "-o", "tapoflow.gui:TRUE")
-    gui.click(*TOOLS_MENU)
-    gui.keys("Up", "Right", "Return")
+    """Tools > TAPO > Flow report (the Lua companion's menu), as a new user
+    gets there: the capture opened in the Default profile, then the TAPO
+    profile chosen in the status bar."""
+    gui.open("mixed-web.pcap")
+    gui.choose_profile(1)
+    gui.tools_tapo(0)
     window = gui.wait_window("TAPO flow report")
     gui.xdo("windowsize", window, 1380, 560)
     gui.xdo("windowmove", window, 0, 0)
@@ -196,17 +229,18 @@ def html_report(gui):
     """Tools > TAPO > HTML incident report (the menu's second entry): the
     window naming the report, then the report itself in headless Chromium."""
     gui.open("mixed-web.pcap")
-    gui.click(*TOOLS_MENU)
-    gui.keys("Up", "Right", "Down", "Return")
+    gui.tools_tapo(1)
     window = gui.wait_window("TAPO HTML report")
     gui.xdo("windowsize", window, 900, 450)
     gui.xdo("windowmove", window, 0, 0)
     time.sleep(1.0)
     gui.shot(window, "tapo-html-window.png")
-    reports = [f for f in os.listdir(gui.reports) if f.endswith(".html")]
-    if len(reports) != 1:
+    # The report of mixed-web.pcap, named after it, and nothing else left
+    # in the temporary folder.
+    reports = os.listdir(gui.reports)
+    if reports != ["mixed-web-tapo-report.html"]:
         gui.close()
-        sys.exit("the GUI wrote %d HTML reports, not one: %s" % (len(reports), os.listdir(gui.reports)))
+        sys.exit("the GUI left %s in the temporary folder, not mixed-web-tapo-report.html alone" % reports)
     path = os.path.join(gui.out_dir, "tapo-report.png")
     subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     "--window-size=1280,1700", "--screenshot=" + path,
@@ -217,9 +251,9 @@ def html_report(gui):
 
 def profile(gui):
     """The TAPO profile chosen (-C TAPO, as the status bar's profile menu
-    does): stall packets only, coloured by category, the stall columns and
-    the filter buttons."""
-    main = gui.open("mixed-web.pcap", "-C", "TAPO", "-Y", "tapo.stall")
+    does), in a 1600-pixel window: stall packets only, coloured by
+    category, the stall columns, the Info column and the filter buttons."""
+    main = gui.open("mixed-web.pcap", "-C", "TAPO", "-Y", "tapo.stall", size=(1600, 900))
     gui.shot(main, "tapo-profile.png")
 
 

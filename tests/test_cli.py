@@ -136,6 +136,32 @@ class Inputs(unittest.TestCase):
         self.assertRegex(p.stdout, r"^tapo \d+\.\d+\.\d+ .*Wireshark \d+\.\d+")
 
 
+class ShortOptions(unittest.TestCase):
+    """Values attached to short options, as tshark and getopt take them."""
+
+    def test_attached_and_separate_values_mean_the_same(self):
+        want = tapo("-q", "-F", "jsonl", "-j", "1", MIXED)
+        self.assertEqual(want.returncode, 0, want.stderr)
+        self.assertGreater(want.stdout.count("\n"), 5)
+        for args in (["-q", "-Fjsonl", "-j1"], ["-q", "-F", "jsonl", "--jobs=1"], ["-qj1", "-Fjsonl"],
+                     ["-q", "-j1", "-F", "jsonl"], ["-qFjsonl", "-j", "1"]):
+            with self.subTest(args=args):
+                p = tapo(*(args + [MIXED]))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertEqual(p.stdout, want.stdout)
+
+    def test_an_attached_value_goes_to_its_option(self):
+        # -j1 does not take the next argument for its value, and -F keeps its own.
+        p = tapo("-q", "-j1", "-F", "csv", "--report", "json", MIXED)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout)["files"], 1)
+        for args, says in ((["-j1x"], "\u201c1x\u201d for -j"), (["-Fxml"], "--format is csv or jsonl")):
+            with self.subTest(args=args):
+                p = tapo(*(args + [MIXED]))
+                self.assertEqual(p.returncode, 1)
+                self.assertIn(says, p.stderr)
+
+
 class Streaming(unittest.TestCase):
     def test_rows_leave_a_pipe_as_their_stalls_settle(self):
         # mixed-web.pcap in two halves with a pause: rows of the first half

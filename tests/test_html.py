@@ -22,6 +22,7 @@ import unittest
 
 import hostile
 import pcapfile
+import report_captures
 import tshark_runner as ts
 import batch_compare
 
@@ -67,8 +68,17 @@ def render(path):
     proc = chromium("--dump-dom", "file://" + path)
     page = Page()
     page.feed(proc.stdout)
+    page.dom = proc.stdout
     console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
     return page, console
+
+
+def render_at(path, width):
+    """The page as Chromium built it in a window of that width."""
+    proc = chromium("--window-size=%d,1200" % width, "--dump-dom", "file://" + path)
+    page = Page()
+    page.feed(proc.stdout)
+    return page, proc.stdout
 
 
 def embedded_data(path):
@@ -172,6 +182,9 @@ class HtmlReport(unittest.TestCase):
         self.assertEqual(page.body["data-stalls"], "%d,%d" % tuple(counts))
         charts = {a["data-chart"] for a in page.having("data-chart")}
         self.assertLessEqual({"compare-causes", "compare-phases", "compare-ratio"}, charts)
+        # At 1600 pixels both sets' tables fit their half, hints included.
+        wide, _ = render_at(path, 1600)
+        self.assertEqual(wide.body.get("data-overflowing"), "0", "a table is cut at 1600 pixels")
         times = [sum(d for p in side for _, _, d, _, _ in plugin_stalls(p)) for side in (before, after)]
         summary = page.having("data-compare-summary")[0]["data-before-s"], \
             page.having("data-compare-summary")[0]["data-after-s"]
@@ -190,8 +203,11 @@ class HtmlReport(unittest.TestCase):
         self.assertEqual(len(data["timeline"]["rows"]), TIMELINE_MAX)
         self.assertEqual(len(data["worst"]), WORST)
         self.assertLess(os.path.getsize(path), 3 * 2**20, "past the documented bound (docs/batch.md)")
-        rows = [r["stalled_s"] for r in data["timeline"]["rows"]]
-        self.assertEqual(rows, sorted(rows, reverse=True), "the most stalled connections first")
+        # The timeline lists connections in the report's order (most to act
+        # on first), its first rows the report's worst flows.
+        rows = ["%s:%d" % (r["file"], r["first_frame"]) for r in data["timeline"]["rows"]]
+        worst = ["%s:%d" % (f["file"], f["first_frame"]) for f in data["report"]["worst_flows"]]
+        self.assertEqual(rows[:len(worst)], worst)
 
     def test_a_connection_with_many_stalls_lists_its_longest(self):
         """300 requests on one connection, each answered after a server
@@ -292,6 +308,147 @@ class HtmlReport(unittest.TestCase):
                 self.assertEqual(proc.returncode, 1, proc.stderr)
                 self.assertIn(message, proc.stderr)
 
+
+
+# The axes of the page's charts that are scales of numbers, not of categories.
+LINEAR_AXES = {"timeline": ("x",), "sequence": ("x", "y"), "time-by-cause": ("y",), "stalls-by-cause": ("y",),
+               "compare-causes": ("y",), "compare-phases": ("y",), "compare-ratio": ("x", "y")}
+
+
+def report_json(*captures):
+    return json.loads(tapo("--quiet", "--report", "json", *captures).stdout)
+
+
+def seconds_by_cause(ns_by_key):
+    """{"1.7 undetermined": ns} to {"undetermined": s}, causes of one name added."""
+    out = collections.Counter()
+    for key, ns in ns_by_key.items():
+        out[key.split(" ", 1)[1]] += ns / 1e9
+    return out
+
+
+@unittest.skipIf(not CHROMIUM, "needs chromium (scripts/install-deps)")
+class AgreesWithTheReport(unittest.TestCase):
+    """Every total on the page is the one tapo --report json gives (issue
+    28), axes never run below zero, and the labels of a constructed capture
+    name the right machine and zoom to the data."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="tapo-html-totals-")
+        cls.constructed = os.path.join(cls.tmp, "constructed.pcap")
+        report_captures.all_three(cls.constructed)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def page(self, name, *captures):
+        path = os.path.join(self.tmp, name)
+        tapo("--quiet", "--html", path, *captures)
+        page, console = render(path)
+        self.assertEqual(console, [], "console messages")
+        self.assertEqual(page.body.get("data-ready"), "1")
+        return page
+
+    def captures(self):
+        names = [os.path.join(CAPTURES, "mixed-web.pcap"), os.path.join(CAPTURES, "upload-tail.pcap"),
+                 self.constructed]
+        for real in ("OISF__suricata-verify__tests__filestore-5408__input.pcap", "ntop__nDPI__reddit.pcap"):
+            if os.path.exists(os.path.join(ts.REAL_CAPTURES, real)):
+                names.append(os.path.join(ts.REAL_CAPTURES, real))
+        return names
+
+    def test_every_total_agrees_with_tapo_report_json(self):
+        for pcap in self.captures():
+            with self.subTest(capture=os.path.basename(pcap)):
+                page = self.page(os.path.basename(pcap) + ".html", pcap)
+                r = report_json(pcap)
+                stalls = next(n for n in r["breakdown"]["children"] if n["name"] == "Stalls")
+                summary = page.having("data-summary")[0]
+                self.assertEqual(int(summary["data-packets"]), r["packets"])
+                self.assertEqual(int(summary["data-connections"]), r["conversations"])
+                self.assertEqual(int(summary["data-stalled-connections"]), r["stalled_conversations"])
+                self.assertEqual(int(summary["data-stalls"]), stalls["total"])
+                self.assertAlmostEqual(float(summary["data-stalled-s"]), r["stalled_time_ns"] / 1e9, places=6)
+                idle = r["stalled_time_by_cause_ns"].get("5 client-idle", 0) / 1e9
+                self.assertAlmostEqual(float(summary["data-idle-s"]), idle, places=6)
+                # By cause: the counts and times, adding up to the total.
+                counts = collections.Counter()
+                def leaves(n):
+                    if not n["children"]:
+                        counts[n["name"]] += n["total"]
+                    for c in n["children"]:
+                        leaves(c)
+                leaves(stalls)
+                times = seconds_by_cause(r["stalled_time_by_cause_ns"])
+                rows = {a["data-cause"]: a for a in page.having("data-cause")}
+                self.assertEqual({c: int(a["data-stalls"]) for c, a in rows.items()}, dict(counts))
+                for cause, a in rows.items():
+                    self.assertAlmostEqual(float(a["data-time-s"]), times[cause], places=6, msg=cause)
+                self.assertAlmostEqual(sum(float(a["data-time-s"]) for a in rows.values()),
+                                       float(summary["data-stalled-s"]), places=5)
+                saved = {a["data-mitigation"]: float(a["data-saved-s"]) for a in page.having("data-mitigation")}
+                self.assertEqual(set(saved), set(r["whatif_saving_ns"]))
+                for name, ns in r["whatif_saving_ns"].items():
+                    self.assertAlmostEqual(saved[name], ns / 1e9, places=6)
+                # The connections, in the report's order, with its numbers.
+                headings = page.having("data-flow")
+                worst = r["worst_flows"][:WORST]
+                self.assertEqual([a["data-flow"] for a in headings],
+                                 ["%s:%d" % (f["file"], f["first_frame"]) for f in worst])
+                for a, f in zip(headings, worst):
+                    self.assertAlmostEqual(float(a["data-stalled-s"]), f["stalled_time_s"], places=6)
+                    self.assertAlmostEqual(float(a["data-idle-s"]), f["idle_time_s"], places=6)
+                    self.assertAlmostEqual(float(a["data-duration-s"]), f["duration_s"], places=6)
+                # One connection: the summary's stalled time is its heading's.
+                if r["stalled_conversations"] == 1:
+                    self.assertAlmostEqual(float(summary["data-stalled-s"]), worst[0]["stalled_time_s"], places=6)
+
+    def test_no_axis_has_a_negative_range(self):
+        for pcap in self.captures():
+            with self.subTest(capture=os.path.basename(pcap)):
+                page = self.page(os.path.basename(pcap) + ".axes.html", pcap)
+                canvases = [a for a in page.having("data-chart") if "data-x-min" in a]
+                self.assertGreater(len(canvases), 2)
+                for a in canvases:
+                    for axis in ("x", "y"):
+                        if "data-%s-min" % axis not in a:
+                            continue
+                        low, high = float(a["data-%s-min" % axis]), float(a["data-%s-max" % axis])
+                        self.assertGreaterEqual(low, 0, (a["data-chart"], axis))
+                        # (a category axis of one bar spans 0 to 0)
+                        if axis in LINEAR_AXES.get(a["data-chart"], ()):
+                            self.assertGreater(high, low, (a["data-chart"], axis))
+
+    def test_the_labels_of_a_constructed_capture(self):
+        path = os.path.join(self.tmp, "labels.html")
+        tapo("--quiet", "--html", path, self.constructed)
+        data = embedded_data(path)["sets"][0]
+        page, _ = render(path)
+        by_client = {w["flow"]["client"]: w for w in data["worst"]}
+        # The upload's idle close names the client, not the analysed receiver.
+        upload = by_client["10.0.0.2:41000"]
+        idle = [s for s in upload["stalls"] if s["cause"] == "client-idle"]
+        self.assertTrue(idle)
+        for s in idle:
+            self.assertTrue(s["hint"].startswith("The client 10.0.0.2:41000 "), s["hint"])
+        self.assertRegex(page.dom, r"10\.0\.0\.2:41000 -&gt; 10\.0\.0\.1:8080: \d+\.\d{3} s stalled "
+                                   r"\(\d+\.\d{3} s of it idle\)")
+        # The timeouts come first, the idle upload last: what to act on first.
+        order = [w["flow"]["client"] for w in data["worst"]]
+        self.assertEqual(order, ["10.0.0.2:41001", "10.0.0.2:41002", "10.0.0.2:41000"])
+        # A 0.3 s transfer and a 9 s chain of timeouts: the axis is broken at
+        # the long gaps, and the transfer gets most of its width.
+        charts = [a for a in page.having("data-chart", "sequence")]
+        self.assertEqual(len(charts), 3)
+        chain = charts[0]
+        self.assertGreaterEqual(int(chain["data-breaks"]), 3)
+        self.assertGreater(0.36 / float(chain["data-x-max"]), 0.5, "the transfer is squeezed")
+        # The connection without data: a byte axis from 0 up.
+        nodata = charts[1]
+        self.assertEqual(float(nodata["data-y-min"]), 0)
+        self.assertGreaterEqual(float(nodata["data-y-max"]), 1)
 
 if __name__ == "__main__":
     unittest.main()

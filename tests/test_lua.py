@@ -55,25 +55,35 @@ def independent_flows(pcap, two_pass=True):
             f = flows[stream] = {"first": t, "last": t, "server_port": server_port,
                                  "to_server": 0, "to_client": 0, "stalls": 0, "time": 0.0,
                                  "causes": collections.defaultdict(lambda: [0, 0.0]),
-                                 "confidence": {"high": 0, "medium": 0, "low": 0}}
+                                 "confidence": {"high": 0, "medium": 0, "low": 0},
+                                 "rank": {"act": 0.0, "other": 0.0, "idle": 0.0}}
         f["first"], f["last"] = min(f["first"], t), max(f["last"], t)
         key = "to_server" if dport.split(",")[-1] == f["server_port"].split(",")[-1] else "to_client"
         f[key] += int(length.split(",")[-1] or 0)
-    for stream, duration, cause, confidence in ts.stall_fields(
-            pcap, ["tcp.stream", "tapo.stall.duration", "tapo.stall.cause", "tapo.stall.confidence"],
-            two_pass=two_pass):
+    for stream, duration, cause, confidence, category in ts.stall_fields(
+            pcap, ["tcp.stream", "tapo.stall.duration", "tapo.stall.cause", "tapo.stall.confidence",
+                   "tapo.stall.category"], two_pass=two_pass):
         f = flows[int(stream.split(",")[-1])]
         f["confidence"][confidence] += 1
         f["stalls"] += 1
         f["time"] += float(duration)
         f["causes"][cause][0] += 1
         f["causes"][cause][1] += float(duration)
+        # What an operator can act on (network, server), the rest, idle time.
+        part = "idle" if cause == "client-idle" else "act" if category in ("network", "server") else "other"
+        f["rank"][part] += float(duration)
     for f in flows.values():
         f["duration"] = f["last"] - f["first"]
         f["ratio"] = min(1.0, f["time"] / f["duration"]) if f["duration"] > 0 else 0.0
-        ranked = sorted(f["causes"].items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0]))
+        # Idle time aside: client-idle is the dominant cause only alone.
+        ranked = sorted(f["causes"].items(), key=lambda kv: (kv[0] == "client-idle", -kv[1][1], -kv[1][0], kv[0]))
         f["dominant"] = ranked[0][0] if ranked else None
     return flows
+
+
+def rank_key(f):
+    """The order flows are listed in: most to act on first."""
+    return (-f["rank"]["act"], -f["rank"]["other"], -f["rank"]["idle"])
 
 
 def test_captures():
@@ -110,8 +120,9 @@ class JsonReport(unittest.TestCase):
             self.assertEqual({c["cause"]: c["stalls"] for c in flow["causes"]},
                              {c: n for c, (n, _) in w["causes"].items()})
             self.assertEqual(flow["stalls_by_confidence"], w["confidence"])
-        times = [f["stalled_time_s"] for f in data["flows"]]
-        self.assertEqual(times, sorted(times, reverse=True))
+            self.assertAlmostEqual(flow["idle_time_s"], w["rank"]["idle"], delta=TOLERANCE * (1 + w["stalls"]))
+        order = sorted(want, key=lambda st: (tuple(round(x, 6) for x in rank_key(want[st])), st))
+        self.assertEqual([f["stream"] for f in data["flows"]], order, "most to act on first")
         self.assertEqual(data["summary"]["flows"], len(want))
         self.assertEqual(data["summary"]["stalled_flows"], sum(1 for w in want.values() if w["stalls"]))
         self.assertEqual(data["summary"]["stalls"], sum(w["stalls"] for w in want.values()))
@@ -165,7 +176,7 @@ class CsvAndTextReports(unittest.TestCase):
             len(want), sum(1 for w in want.values() if w["stalls"]),
             sum(w["stalls"] for w in want.values())), text)
         self.assertIn("(%d more flows; use limit=0 for all)" % (len(want) - 5), text)
-        worst = max(want.items(), key=lambda kv: (kv[1]["time"], -kv[0]))
+        worst = min(want.items(), key=lambda kv: (rank_key(kv[1]), kv[0]))
         lines = text.split("\n")
         header = next(i for i, line in enumerate(lines) if "client -> server" in line and "stream" in line)
         first_flow_line = lines[header + 1]

@@ -255,12 +255,52 @@ class Profile(unittest.TestCase):
     def test_columns_fit_their_data(self):
         with open(os.path.join(PROFILE, "recent")) as f:
             widths = dict(re.findall(r"^\t(%\S+?), (\d+)", f.read(), re.M))
-        # About 7 pixels a character at the default font: six digits,
-        # an IPv6 address of 39 characters, "resource-constraint".
-        self.assertGreaterEqual(int(widths["%m"]), 6 * 7 + 20)
-        self.assertGreaterEqual(int(widths["%s"]), 39 * 7)
-        self.assertGreaterEqual(int(widths["%d"]), 39 * 7)
+        # Eight pixels a character in Debian 12's packet-list font (DejaVu
+        # Sans Mono 10; test_gui checks IPv6 addresses on the screen): six
+        # digits, an IPv6 address of 39 characters, "resource-constraint",
+        # nine decimals of seconds.
+        self.assertGreaterEqual(int(widths["%m"]), 6 * 8 + 20)
+        self.assertGreaterEqual(int(widths["%s"]), 39 * 8)
+        self.assertGreaterEqual(int(widths["%d"]), 39 * 8)
         self.assertGreaterEqual(int(widths["%Cus:tapo.stall.cause"]), len("resource-constraint") * 8)
+        self.assertGreaterEqual(int(widths["%Cus:tapo.stall.duration"]), len("0.500486000") * 8)
+        # The Info column starts within a 1600-pixel window, with room.
+        before_info = sum(int(w) for c, w in widths.items() if c != "%i")
+        self.assertLessEqual(before_info, 1600 - 300)
+
+
+    def test_colours_keep_unsure_stalls_apart_from_unknown_ones(self):
+        """A low-confidence stall keeps its category's colour (in grey
+        text); only unknown stalls are grey rows; each category's button
+        names its rows' colour, and the Timeouts button says it counts the
+        retransmissions TAPO reconstructed (issue 28)."""
+        rules = []
+        with open(os.path.join(PROFILE, "colorfilters")) as f:
+            for line in f:
+                m = re.match(r"@([^@]+)@([^@]+)@\[(\d+),(\d+),(\d+)\]\[(\d+),(\d+),(\d+)\]", line)
+                if m:
+                    rules.append((m.group(1), m.group(2), tuple(map(int, m.group(3, 4, 5))),
+                                  tuple(map(int, m.group(6, 7, 8)))))
+        by_name = {name: (flt, bg, fg) for name, flt, bg, fg in rules}
+        names = [name for name, _, _, _ in rules]
+        for category in ("network", "server", "client"):
+            low = "TAPO stall: %s, low confidence" % category
+            flt, bg, fg = by_name[low]
+            self.assertIn('tapo.stall.category == "%s"' % category, flt)
+            self.assertIn('tapo.stall.confidence == "low"', flt)
+            self.assertEqual(bg, by_name["TAPO stall: " + category][1], "the category's background")
+            self.assertNotEqual(fg, by_name["TAPO stall: " + category][2], "grey text, not the category's")
+            self.assertLess(names.index(low), names.index("TAPO stall: " + category), "matched first")
+            self.assertNotEqual(bg, by_name["TAPO stall: unknown"][1])
+        tooltips = {}
+        with open(os.path.join(PROFILE, "dfilter_buttons")) as f:
+            for row in csv.reader(l for l in f if not l.startswith("#")):
+                tooltips[row[1]] = row[3]
+        for label, colour in (("Network", "red"), ("Server", "orange"), ("Client", "blue"), ("Unknown", "grey"),
+                              ("Unsure", "grey text")):
+            self.assertIn(colour, tooltips[label], label)
+        self.assertIn("tapo.stall.inferred", tooltips["Timeouts"])
+        self.assertIn("tcp.analysis", tooltips["Timeouts"])
 
 
 class ExpertWithoutCeremony(unittest.TestCase):

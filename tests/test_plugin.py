@@ -149,6 +149,41 @@ class Preferences(unittest.TestCase):
         self.assertEqual(rows, [["small-cwnd"]])   # 10 in flight is "small" below 20
 
 
+def real(name):
+    return os.path.join(ts.REAL_CAPTURES, name)
+
+
+class TreeText(unittest.TestCase):
+    """What the packet tree says beside the values (issue 28): where a
+    duration was measured, how in-flight adds up, what the MSS was taken
+    from, and the position without seventeen digits."""
+
+    def tree(self, pcap, frame):
+        return ts.run(["-2", "-r", ts.readable(pcap), "-Y", "frame.number == %d" % frame, "-O", "tapo"]).stdout
+
+    def test_at_the_sender_the_gap_is_between_the_two_frames(self):
+        text = self.tree(cap("f-double"), 77)
+        self.assertIn("Stall: f-double (network, data), 0.254 s after frame 76", text)
+        self.assertIn("In flight: 1 (packets out 5 + retransmitted out 1 - SACKed out 4 - lost out 1)", text)
+        self.assertRegex(text, r"Position: 0\.875\]")
+
+    @unittest.skipUnless(os.path.isdir(ts.REAL_CAPTURES), "no shared real captures")
+    def test_away_from_the_sender_it_is_on_the_senders_timeline(self):
+        # Captured at the client: frames 7 and 9 are 0.433 s apart here,
+        # the server's stall 0.332 s on its own clock.
+        text = self.tree(real("CESNET__ipfixprobe__tests__functional__inputs__ovpn.pcap"), 9)
+        self.assertIn("0.332 s at the sender since frame 7", text)
+        self.assertNotIn("s after frame 7", text)
+        self.assertIn("on the sender's timeline: captured at the receiver", text)
+        self.assertRegex(text, r"Position: 0\.000497\]")
+
+    @unittest.skipUnless(os.path.isdir(ts.REAL_CAPTURES), "no shared real captures")
+    def test_an_mss_smaller_than_the_packet_says_where_it_came_from(self):
+        text = self.tree(real("FoxIO-LLC__ja4__pcap__ssh2.pcapng"), 133)
+        self.assertIn("MSS: 56 (the sender's largest segment before the stall: no MSS option in the capture; "
+                      "this packet carries 1116 bytes)", text)
+
+
 class ExpertInfo(unittest.TestCase):
     def test_one_expert_entry_per_cause(self):
         out = ts.run(["-2", "-q", "-z", "expert", "-o", "tapo.analyse:TRUE",

@@ -160,5 +160,25 @@ class ExpertSummary(unittest.TestCase):
                 self.assertEqual(dict(counted), dict(fields))
 
 
+
+class Columns(unittest.TestCase):
+    """Counts of stalls and milliseconds of stalled time have no rate per
+    millisecond of capture nor burst rate: tshark prints neither, and the
+    percentages stay (issue 28)."""
+
+    def test_no_rate_or_burst_numbers(self):
+        out = ts.run(["-2", "-q", "-z", "tapo,tree", "-r", ts.readable(os.path.join(CAPTURES, "mixed-web.pcap"))]).stdout
+        header = next(line for line in out.splitlines() if line.startswith("Topic / Item"))
+        self.assertNotIn("Burst", header)
+        self.assertIn("Percent", header)
+        rate = header.index("Rate (ms)")
+        percent = header.index("Percent")
+        body = out.split("-" * 40, 1)[1]
+        rows = [line for line in body.splitlines() if ROW.match(line)]
+        self.assertGreater(len(rows), 20)
+        for line in rows:
+            self.assertEqual(line[rate:percent].strip(), "", line)
+            self.assertRegex(line[percent:].strip(), r"^\d+(\.\d\d)?%$", line)
+
 if __name__ == "__main__":
     unittest.main()

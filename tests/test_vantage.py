@@ -18,9 +18,12 @@ Two independent checks:
 
 import json
 import os
+import shutil
 import unittest
 
+import batch_compare
 import corpus_check
+import report_captures
 import tshark_runner
 import vantage_check
 
@@ -73,6 +76,43 @@ class VantageAgainstSender(unittest.TestCase):
                 self.assertLess(total.vantage_only, vantage_check.VANTAGE_ONLY_GOAL * total.real,
                                 "\n".join(m for m in total.misses if "did not have" in m))
 
+
+
+class SynOnly(unittest.TestCase):
+    """A SYN resent to a silent server is the client's stall: the client is
+    the analysed sender (the server sent nothing to analyse), and the
+    vantage is relative to it, for the plugin and the batch analyser alike
+    (issue 28)."""
+
+    def setUp(self):
+        self.tmp = tshark_runner.work_dir("tapo-syn-only-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def check(self, pcap, syn_sender):
+        rows = tshark_runner.stall_fields(pcap, ["frame.number", "tapo.sender", "tapo.sender.basis", "tapo.vantage",
+                                                 "tapo.client"], extra=["-Y", "tcp.flags.syn == 1 && tcp.flags.ack == 0"])
+        self.assertTrue(rows)
+        for frame, sender, basis, vantage, client in rows:
+            self.assertEqual((sender, basis, vantage), ("initiator", "direction", "sender"), frame)
+            self.assertEqual(client, syn_sender)
+        batch = batch_compare.batch_stalls(pcap)
+        for frame, *_ in rows:
+            self.assertEqual(batch[int(frame)]["tapo.sender"], "initiator", frame)
+            self.assertEqual(str(batch[int(frame)]["tapo.sender.port"]), syn_sender.rsplit(":", 1)[1], frame)
+            self.assertEqual(batch[int(frame)]["tapo.vantage"], "sender", frame)
+
+    def test_a_constructed_syn_answered_after_two_retries(self):
+        pcap = os.path.join(self.tmp, "syn-retries.pcap")
+        report_captures.write(pcap, report_captures.handshake_only)
+        os.chmod(pcap, 0o644)
+        self.check(pcap, "10.0.0.2:41002")
+
+    @unittest.skipUnless(os.path.exists(os.path.join(tshark_runner.REAL_CAPTURES, "blitz__tcptrace__6syns.dmp")),
+                         "no shared real captures")
+    def test_a_real_capture_of_syn_retries(self):
+        self.check(os.path.join(tshark_runner.REAL_CAPTURES, "blitz__tcptrace__6syns.dmp"), "132.235.67.20:4333")
 
 if __name__ == "__main__":
     unittest.main()

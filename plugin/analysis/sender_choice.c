@@ -76,9 +76,12 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
     sender = data_sender(sum, rec, basis);
     /* Both directions (spec section 1): a stall that the other endpoint's
      * own retransmission ended delayed that endpoint's data (a request lost
-     * on its way to the server is the client's stall). */
+     * on its way to the server is the client's stall), or its handshake
+     * when its peer had sent nothing yet (a SYN resent to a silent server
+     * is the client's stall: the server has nothing to analyse). */
     const tapo_stall_view *other = rec ? &rec->view[1 - sender] : NULL;
-    if (other && other->stalled && other->snap.cur.dir == TAPO_DIR_OUT && other->snap.cur.retransmission) {
+    if (other && other->stalled && other->snap.cur.dir == TAPO_DIR_OUT &&
+        (other->snap.cur.retransmission || (other->snap.cur.handshake_retransmission && !other->snap.rwnd_seen))) {
         *basis = TAPO_BASIS_DIRECTION;
         return 1 - sender;
     }

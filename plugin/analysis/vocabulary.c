@@ -93,7 +93,7 @@ static const tapo_cause_info cause_table[] = {
         "4" },
     [TAPO_CAUSE_CLIENT_IDLE] = { "client-idle",
         CLI, false, NOTE, "TAPO stall: client-idle (no request pending)",
-        "{receiver} had nothing more to ask: nothing to fix in TCP",
+        "{client} had nothing more to ask or to send: idle time, nothing to fix in TCP",
         "none: the client had nothing to ask",
         "5" },
     [TAPO_CAUSE_PACKET_DELAY] = { "packet-delay",

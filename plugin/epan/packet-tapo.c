@@ -60,6 +60,7 @@ static range_t *pref_server_ports;
 static tapo_bool_pref pref_analyse_always;
 
 static bool read_ahead_tried;       /* for the open capture */
+static bool capture_published;      /* its path is in TAPO_CAPTURE_FILE_ENV (the GUI) */
 
 static bool is_server_port(uint16_t port, void *data)
 {
@@ -91,12 +92,15 @@ static void tapo_init(void)
 {
     tapo_file_open(&cfg);
     read_ahead_tried = false;
+    capture_published = false;
     expert_tap = find_tap_id("expert");
 }
 
 static void tapo_cleanup(void)
 {
     tapo_file_close();
+    if (!command.is_tshark)
+        g_unsetenv(TAPO_CAPTURE_FILE_ENV);
 }
 
 /* The GUI's open capture, when it is a file TAPO can read to its end (not
@@ -105,6 +109,26 @@ static void *gui_capture_path(capture_file *cf, void *data)
 {
     (void)data;
     return cf->filename && !cf->is_tempfile ? g_strdup(cf->filename) : NULL;
+}
+
+/* The GUI's open capture file, a temporary one included (a capture in
+ * progress, or not saved yet). */
+static void *gui_capture_file(capture_file *cf, void *data)
+{
+    (void)data;
+    return cf->filename ? g_strdup(cf->filename) : NULL;
+}
+
+/* Tells the Lua companion which file is open (TAPO_CAPTURE_FILE_ENV). */
+static void publish_capture(void)
+{
+    capture_published = true;
+    char *path = plugin_if_get_capture_file(gui_capture_file, NULL);
+    if (path)
+        g_setenv(TAPO_CAPTURE_FILE_ENV, path, TRUE);
+    else
+        g_unsetenv(TAPO_CAPTURE_FILE_ENV);
+    g_free(path);
 }
 
 /* The capture to read ahead (tapo_file.h), allocated; NULL: analyse frame
@@ -180,6 +204,8 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
     (void)data;
     uint32_t frame = pinfo->num;
     bool analysed_now = false;
+    if (!capture_published && !command.is_tshark)
+        publish_capture();
     if (frame > tapo_file_analysed() && analysis_needed(tree)) {
         if (tapo_file_analysed() == 0 && !read_ahead_tried) {
             read_ahead_tried = true;

@@ -14,6 +14,13 @@ void proto_register_tapo(void);
 void proto_reg_handoff_tapo(void);
 void register_tapo_stats_tree(void);
 
+/* The GUI's open capture file, for the Lua companion (whose API cannot name
+ * it: Tools > TAPO > HTML incident report runs tapo --html on it): the
+ * plugin sets this environment variable of the Wireshark process to its
+ * path when it sees a file's first frame, and removes it when the file
+ * closes.  Not set by tshark. */
+#define TAPO_CAPTURE_FILE_ENV "TAPO_CAPTURE_FILE"
+
 /* Name of the tap fed by the post-dissector. */
 #define TAPO_TAP_NAME "tapo"
 

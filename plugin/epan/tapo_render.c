@@ -8,6 +8,7 @@
 #include <epan/expert.h>
 
 #include "stall_fields.h"
+#include "tapo_input.h"
 
 static int hf_stall = -1;
 /* By tapo_field_id: the fields of stall_fields.h. */
@@ -118,7 +119,20 @@ static nstime_t to_nstime(double seconds)
     return t;
 }
 
-static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const tapo_field_value *f)
+/* Display notes the tree adds to a field's value (its value is unchanged:
+ * filters and -T fields see the number). */
+typedef struct display_notes {
+    char duration[112], in_flight[112], mss[144];
+} display_notes;
+
+static const char *note_of(const display_notes *n, tapo_field_id id)
+{
+    return id == TAPO_F_DURATION ? n->duration : id == TAPO_F_IN_FLIGHT ? n->in_flight
+         : id == TAPO_F_MSS ? n->mss : "";
+}
+
+static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const tapo_field_value *f,
+                      const display_notes *extra)
 {
     if (!f->present)
         return;
@@ -143,12 +157,45 @@ static void add_field(proto_tree *tree, tvbuff_t *tvb, tapo_field_id id, const t
         item = proto_tree_add_uint(tree, hf, tvb, 0, 0, f->u);
         break;
     case TAPO_FIELD_DOUBLE:
-        item = proto_tree_add_double(tree, hf, tvb, 0, 0, f->d);
+        /* A share (tapo.stall.position): three significant digits, not seventeen. */
+        item = proto_tree_add_double_format_value(tree, hf, tvb, 0, 0, f->d, "%.3g", f->d);
         break;
     }
     proto_item_set_generated(item);
     if (f->note)
         proto_item_append_text(item, "%s", f->note);
+    if (*note_of(extra, id))
+        proto_item_append_text(item, "%s", note_of(extra, id));
+}
+
+/* What a reader of the tree needs beside some values: where the duration
+ * was measured, how in-flight adds up, what the MSS was taken from. */
+static void explain(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const tapo_verdict *v,
+                    const tapo_field_value *fields, display_notes *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!tree)
+        return;
+    const tapo_snapshot *snap = &v->view->snap;
+    if (snap->vantage != TAPO_VANTAGE_SENDER)
+        snprintf(out->duration, sizeof out->duration,
+                 " (on the sender's timeline: captured at the %s, this capture saw the packets at other times)",
+                 tapo_vantage_name(snap->vantage));
+    const tapo_field_value *in_flight = &fields[TAPO_F_IN_FLIGHT];
+    if (in_flight->present)
+        snprintf(out->in_flight, sizeof out->in_flight,
+                 " (packets out %u + retransmitted out %u - SACKed out %u - lost out %u)",
+                 fields[TAPO_F_PACKETS_OUT].u, fields[TAPO_F_RETRANS_OUT].u, fields[TAPO_F_SACKED_OUT].u,
+                 fields[TAPO_F_LOST_OUT].u);
+    tapo_segment_fields seg;
+    if (fields[TAPO_F_MSS].present && snap->cur.dir == TAPO_DIR_OUT && snap->cur.payload &&
+        tapo_input_decode(tvb, pinfo, &seg) == TAPO_DECODE_TCP && seg.payload_len > fields[TAPO_F_MSS].u)
+        snprintf(out->mss, sizeof out->mss,
+                 v->sender_role_known
+                     ? " (this packet carries %u bytes: segments merged at the capture host, TSO or GRO)"
+                     : " (the sender's largest segment before the stall: no MSS option in the capture; "
+                       "this packet carries %u bytes)",
+                 seg.payload_len);
 }
 
 void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int proto,
@@ -162,16 +209,25 @@ void tapo_render_stall(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, int 
     proto_item *top = proto_tree_add_item(tree, proto, tvb, 0, 0, ENC_NA);
     proto_item_append_text(top, ": %s stall of %.3f s", info->name, v->duration_s);
     proto_tree *pt = proto_item_add_subtree(top, ett_stall);
-    proto_item *item = proto_tree_add_none_format(pt, hf_stall, tvb, 0, 0,
-        "Stall: %s (%s, %s), %.3f s after frame %u", info->name,
-        tapo_category_name(v->category), tapo_phase_name(v->phase), v->duration_s, v->prev_frame);
+    /* Away from the sender the gap is measured on the sender's timeline,
+     * not between the two frames' time stamps here. */
+    proto_item *item = v->view->snap.vantage == TAPO_VANTAGE_SENDER
+        ? proto_tree_add_none_format(pt, hf_stall, tvb, 0, 0, "Stall: %s (%s, %s), %.3f s after frame %u",
+                                     info->name, tapo_category_name(v->category), tapo_phase_name(v->phase),
+                                     v->duration_s, v->prev_frame)
+        : proto_tree_add_none_format(pt, hf_stall, tvb, 0, 0,
+                                     "Stall: %s (%s, %s), %.3f s at the sender since frame %u",
+                                     info->name, tapo_category_name(v->category), tapo_phase_name(v->phase),
+                                     v->duration_s, v->prev_frame);
     proto_item_set_generated(item);
     proto_tree *st = proto_item_add_subtree(item, ett_stall);
     tapo_field_value fields[TAPO_F_COUNT];
     tapo_field_text text;
     tapo_stall_fields(v, sum, cfg, names, episode, fields, &text);
+    display_notes extra;
+    explain(tvb, pinfo, tree, v, fields, &extra);
     for (int i = 0; i < TAPO_F_COUNT; i++)
-        add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i]);
+        add_field(i < TAPO_F_FIRST_OUTSIDE_STALL ? st : pt, tvb, (tapo_field_id)i, &fields[i], &extra);
     if (notes->vantage)
         expert_add_info(pinfo, item, v->view->snap.vantage == TAPO_VANTAGE_MIDDLE ? &ei_vantage_middle
                                                                                    : &ei_vantage_receiver);

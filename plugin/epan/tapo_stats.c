@@ -13,11 +13,16 @@
 #include "ws_compat.h"
 
 #include <epan/stats_tree.h>
+#include <epan/stats_tree_priv.h>
 
 #include "breakdown.h"
 #include "packet-tapo.h"
 
 #define TREE_NAME "TCP Stalls (TAPO)"
+/* stats_tree's columns: name, count, average, min, max, rate, percent,
+ * burst rate, burst start (stats_tree.c, 4.0 to 4.6); this tree keeps
+ * them up to the percent. */
+#define COLUMNS_UP_TO_PERCENT 7
 
 /* Per tree instance (the GUI may open several): the conversations that
  * stalled, so that each is counted once.  stats_tree has no user pointer. */
@@ -38,6 +43,12 @@ static GHashTable *stalled_streams(stats_tree *st)
 
 static void stats_init(stats_tree *st)
 {
+    /* Rate (per ms of capture) and burst rates mean nothing next to counts
+     * of stalls and milliseconds of stalled time: the burst columns go
+     * (tshark prints, and the dialog fills, num_columns), the rate stays
+     * empty (stats_packet). */
+    if (st->num_columns > COLUMNS_UP_TO_PERCENT)
+        st->num_columns = COLUMNS_UP_TO_PERCENT;
     static const char *const roots[] = {
         TAPO_NODE_CONVERSATIONS, TAPO_NODE_STALLS, TAPO_NODE_TIME, TAPO_NODE_DOUBLE,
         TAPO_NODE_TAIL, TAPO_NODE_PHASE, TAPO_NODE_VANTAGE, TAPO_NODE_CONFIDENCE, TAPO_NODE_CAVEATS,
@@ -97,6 +108,7 @@ static tap_packet_status stats_packet(stats_tree *st, packet_info *pinfo, epan_d
     (void)pinfo;
     (void)edt;
     (void)flags;
+    st->elapsed = 0.0;   /* stats_tree prints no rate without an elapsed time */
     const tapo_tap_info *info = data;
     if (info->kind == TAPO_TAP_FLOW_START)
         tick_stat_node(st, TAPO_NODE_CONVERSATIONS, 0, true);
@@ -108,10 +120,11 @@ static tap_packet_status stats_packet(stats_tree *st, packet_info *pinfo, epan_d
 void register_tapo_stats_tree(void)
 {
     /* Each branch's nodes by count, largest first, whatever the user's
-     * default (tshark, and the dialog from Wireshark 4.6 on; the 4.0 and
-     * 4.4 dialogs sort by the Topic column until a header is clicked).
-     * Top-level branches keep the order stats_init creates them in (the
-     * paper's tables first) in tshark. */
+     * default (tshark, and the dialog from Wireshark 4.6 on); top-level
+     * branches keep the order stats_init creates them in (the paper's
+     * tables first) in tshark.  The 4.0 and 4.4 dialogs ignore these flags:
+     * they enable sorting with Qt's default indicator, Topic descending (Z
+     * to A), until a header is clicked (docs/statistics.md). */
     stats_tree_register_plugin(TAPO_TAP_NAME, "tapo", TREE_NAME,
                                ST_FLG_SORT_DESC | (ST_SORT_COL_COUNT << ST_FLG_SRTCOL_SHIFT), stats_packet,
                                stats_init, stats_cleanup);

@@ -419,7 +419,9 @@ static void test_unanswered_request(void)
     tb_free(&b);
 }
 
-/* A lost SYN: the client resends it after the initial RTO of 1 s. */
+/* A lost SYN: the client resends it after the initial RTO of 1 s.  The
+ * stall is the client's (its timer, its SYN; the server sent nothing), so
+ * the client is the analysed sender, and the vantage is relative to it. */
 static void test_syn_retransmission(void)
 {
     tb b;
@@ -429,7 +431,8 @@ static void test_syn_retransmission(void)
     tb_packet(&b, SERVER, 1.0202, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
     assert_both(&b, again, TAPO_CAUSE_RETRANS_UNDETERMINED);
     g_assert_true(tb_record(&b, again)->snap.cur.handshake_retransmission);
-    g_assert_cmpint(tb_verdict(&b, again, true).sender, ==, SERVER);
+    g_assert_cmpint(tb_verdict(&b, again, true).sender, ==, CLIENT);
+    g_assert_cmpint(tb_verdict(&b, again, true).sender_basis, ==, TAPO_BASIS_DIRECTION);
     tb_free(&b);
 }
 

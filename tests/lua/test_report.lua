@@ -28,6 +28,10 @@ check(report.dominant({ tail = { count = 1, time = 2 }, ["t-double"] = { count =
 check(report.dominant({ tail = { count = 1, time = 2 }, ["f-double"] = { count = 1, time = 2 } }) == "f-double",
       "full tie broken by name")
 check(report.dominant({}) == nil, "no stalls, no dominant cause")
+check(report.dominant({ tail = { count = 1, time = 1 }, ["client-idle"] = { count = 2, time = 9 } }) == "tail",
+      "idle time aside: the loss is the dominant cause")
+check(report.dominant({ ["client-idle"] = { count = 2, time = 9 } }) == "client-idle",
+      "client-idle only when the flow has nothing else")
 
 -- Flows, stalls and the summary.
 local flows = {
@@ -54,6 +58,29 @@ check(f0.dominant == "tail" and f0.advice == "TLP", "flow 0 dominant cause, and 
 check(f0.vantage == "receiver", "flow 0 vantage: as its latest stall saw it")
 check(r.flows[2].vantage == "", "flow 1 vantage unknown")
 check(near(r.flows[2].ratio, 0.25), "flow 1 ratio")
+
+-- The order flows are listed in: network and server stalled time first,
+-- then the rest but idle time, idle time last.
+local ranked_flows = {
+    [0] = report.new_flow(0, 0, "c:1", "s:1"), [1] = report.new_flow(1, 0, "c:2", "s:1"),
+    [2] = report.new_flow(2, 0, "c:3", "s:1"), [3] = report.new_flow(3, 0, "c:4", "s:1"),
+}
+for _, f in pairs(ranked_flows) do report.add_packet(f, 20, true, 1) end
+local ranked = report.build(ranked_flows, {
+    [1] = { stream = 0, frame = 1, duration = 10, cause = "client-idle", category = "client" },
+    [2] = { stream = 1, frame = 2, duration = 0.1, cause = "tail", category = "network" },
+    [3] = { stream = 1, frame = 3, duration = 12, cause = "client-idle", category = "client" },
+    [4] = { stream = 2, frame = 4, duration = 3, cause = "zero-window", category = "client" },
+    [5] = { stream = 3, frame = 5, duration = 0.2, cause = "data-unavailable", category = "server" },
+}, "two-pass: final causes")
+local order = {}
+for i, f in ipairs(ranked.flows) do order[i] = f.stream end
+check(table.concat(order, ",") == "3,1,2,0", "most to act on first: " .. table.concat(order, ","))
+check(ranked.flows[2].dominant == "tail" and near(ranked.flows[2].idle_time, 12), "idle time apart")
+check(near(ranked.idle_time, 22), "the summary's idle time")
+check(report.format_text(ranked, 0):find("of which idle (client-idle, nothing to fix in TCP): 22.000 s", 1, true)
+      ~= nil, "the text says the idle time")
+check(report.format_csv(ranked, 0):match("^[^\n]*,idle_time_s\n") ~= nil, "CSV idle_time_s column")
 
 -- Formats.
 local csv = report.format_csv(r, 0)
