@@ -32,16 +32,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "advice.h"
-#include "capture.h"
-#include "connection_table.h"
-#include "decode.h"
-#include "episode_stalls.h"
+#include "explain/advice.h"
+#include "capture/capture.h"
+#include "table/connection_table.h"
+#include "wire/decode.h"
+#include "table/episode_stalls.h"
 #include "episode_stream.h"
 #include "live.h"
-#include "stall_fields.h"
-#include "verdict.h"
-#include "whatif.h"
+#include "explain/stall_fields.h"
+#include "verdict/verdict.h"
+#include "explain/whatif.h"
 
 #define OUTPUT_FLUSH_BYTES 65536      /* a worker's output is written past this, bytes */
 #define MESSAGES_PER_FILE 5           /* undecodable frames reported one by one, count */
