@@ -12,6 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "connection/conversation.h"
+#include "base/endpoint_pair.h"
 
 #include <string.h>
 
@@ -70,7 +71,7 @@ static void restart_sender(tapo_endpoint *e, const tapo_config *cfg)
 tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config *cfg,
                                tapo_basis *basis)
 {
-    return tapo_endpoint_vantage(&c->ep[sender], &c->ep[1 - sender], cfg, basis);
+    return tapo_endpoint_vantage(&c->ep[sender], &c->ep[tapo_peer_of(sender)], cfg, basis);
 }
 
 /* ---- turnarounds and RTT samples -------------------------------------- */
@@ -187,7 +188,7 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         tapo_sender_peer_spoke(&self->tx);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
     bool new_payload = p->payload_len > 0 && tx->new_data;
-    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[1 - p->from].distance.away, new_payload, rx);
+    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
     note_rtt(c, self, peer, p, rx, cfg);
 }
 
@@ -203,7 +204,7 @@ typedef struct view_before {
 static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const tapo_config *cfg,
                         view_before *b)
 {
-    const tapo_endpoint *e = &c->ep[s], *other = &c->ep[1 - s];
+    const tapo_endpoint *e = &c->ep[s], *other = &c->ep[tapo_peer_of(s)];
     tapo_snapshot *snap = &b->snap;
     memset(snap, 0, sizeof *snap);
     memset(&b->facts, 0, sizeof b->facts);
@@ -270,7 +271,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
 static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
                       tapo_stall_record *rec)
 {
-    int s = 1 - p->from;
+    int s = tapo_peer_of(p->from);
     tapo_stall_view *view = &rec->view[s];
     /* A stall the receiver's own timer ended (its SYN or data resent)
      * is that timer's, wherever the sender's packets fall. */
@@ -334,7 +335,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     tapo_seen_packet seen = tapo_seen(p);
     if (tapo_quirks_is_duplicate(&c->quirks, &seen))
         return NULL;
-    tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[1 - p->from];
+    tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[tapo_peer_of(p->from)];
     if (!follow_handshake(c, self, peer, p, cfg))
         return NULL;
     if (!c->has_prev) {
@@ -350,7 +351,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         c->turn_version++;   /* the vantage may read otherwise */
     tapo_view_gap gaps[2];
     for (int s = 0; s < 2; s++)
-        tapo_view_gap_read(&c->ep[s], &c->ep[1 - s], p, s == p->from, cfg, c->turn_version, &gaps[s]);
+        tapo_view_gap_read(&c->ep[s], &c->ep[tapo_peer_of(s)], p, s == p->from, cfg, c->turn_version, &gaps[s]);
     tapo_view_gaps_settle(gaps, p, !c->has_prev, cfg);
     const tapo_view_gap *own = &gaps[p->from];
     tapo_acks_received acks = { 0 };

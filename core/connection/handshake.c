@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "connection/handshake.h"
+#include "base/endpoint_pair.h"
 
 #include <string.h>
 
@@ -36,7 +37,7 @@ void tapo_handshake_note(tapo_handshake *h, const tapo_packet *p, tapo_handshake
         h->syn_seen = true;
     } else if (syn && ack) {
         if (!h->initiator.known) {
-            h->initiator = tapo_opt_endpoint_of(1 - p->from);
+            h->initiator = tapo_opt_endpoint_of(tapo_peer_of(p->from));
         } else if (p->from != h->initiator.e && h->syn_seen) {
             timing->turnaround = true;
             timing->turnaround_s = p->time_s - h->syn_s;

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "connection/stall_gap.h"
+#include "base/endpoint_pair.h"
 
 #include "sender/recovery.h"
 
@@ -35,7 +36,7 @@ void tapo_view_gaps_settle(tapo_view_gap gaps[2], const tapo_packet *p, bool fir
     /* Both views judge the packet's own sender's wait (a SYN resent
      * ends a stall of the server's view too). */
     tapo_opt_s since_tx = gaps[p->from].since_tx_s;
-    gaps[1 - p->from].since_tx_s = since_tx;
+    gaps[tapo_peer_of(p->from)].since_tx_s = since_tx;
     /* A stall is at least the minimum stall duration, and above the
      * threshold, or nearly as long before a retransmission a timer
      * produced, or a timer's retransmission at least the minimum RTO after

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "explain/advice.h"
+#include "base/endpoint_pair.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
     const tapo_cur *cur = &v->view->snap.cur;
     if (cur->handshake_retransmission) {
         tapo_basis basis;
-        int from = cur->dir == TAPO_DIR_OUT ? v->sender : 1 - v->sender;
+        int from = cur->dir == TAPO_DIR_OUT ? v->sender : tapo_peer_of(v->sender);
         return from == tapo_conv_client(sum, &basis) ? syn_unanswered : syn_ack_unanswered;
     }
     if (cur->dir == TAPO_DIR_OUT && cur->gives_up)
@@ -87,7 +88,7 @@ void tapo_advice(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo
     int client = tapo_conv_client(sum, &basis);
     enum { TOKENS = 5 };
     static const char *const tokens[TOKENS] = { "{sender}", "{receiver}", "{client}", "{server}", "{duration}" };
-    const int endpoints[] = { v->sender, 1 - v->sender, client, 1 - client };
+    const int endpoints[] = { v->sender, tapo_peer_of(v->sender), client, tapo_peer_of(client) };
     char phrases[TOKENS][ROLE_PHRASE_MAX];
     for (int i = 0; i < 4; i++)
         tapo_role_phrase(sum, names, endpoints[i], phrases[i]);

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "explain/stall_fields.h"
+#include "base/endpoint_pair.h"
 
 #include "explain/whatif.h"
 
@@ -274,7 +275,7 @@ static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *su
         tapo_basis basis;
         int client = tapo_conv_client(sum, &basis);
         set_string(&out[TAPO_F_CLIENT], names->name[client]);
-        set_string(&out[TAPO_F_SERVER], names->name[1 - client]);
+        set_string(&out[TAPO_F_SERVER], names->name[tapo_peer_of(client)]);
         if (basis != TAPO_BASIS_HANDSHAKE)
             out[TAPO_F_CLIENT].note = out[TAPO_F_SERVER].note =
                 basis == TAPO_BASIS_PORTS ? " (by its port: handshake not captured)"

@@ -8,6 +8,30 @@
 
 #define TRACKER(hs, i) (&g_array_index((hs)->open, tapo_tracker, (i)))
 
+static void watch(tapo_facts *facts)
+{
+    if (facts)
+        facts->watchers++;
+}
+
+static void unwatch(tapo_facts *facts)
+{
+    if (facts && facts->watchers > 0)
+        facts->watchers--;
+}
+
+static void close_tracker(tapo_hindsight *hs, unsigned i)
+{
+    unwatch(TRACKER(hs, i)->facts);
+    g_array_remove_index(hs->open, i);
+}
+
+static void close_gap_watch(tapo_hindsight *hs)
+{
+    unwatch(hs->gap.facts);
+    hs->gap = (tapo_gap_watch){ 0 };
+}
+
 void tapo_hs_init(tapo_hindsight *hs)
 {
     hs->open = NULL;
@@ -16,9 +40,12 @@ void tapo_hs_init(tapo_hindsight *hs)
 
 void tapo_hs_destroy(tapo_hindsight *hs)
 {
+    for (unsigned i = tapo_hs_open_count(hs); i-- > 0;)
+        close_tracker(hs, i);
     if (hs->open)
         g_array_free(hs->open, TRUE);
     hs->open = NULL;
+    close_gap_watch(hs);
 }
 
 unsigned tapo_hs_open_count(const tapo_hindsight *hs)
@@ -32,20 +59,23 @@ void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t n
     if (!hs->open)
         hs->open = g_array_sized_new(FALSE, FALSE, sizeof(tapo_tracker), 4);
     if (hs->open->len >= TAPO_HINDSIGHT_MAX_OPEN)
-        g_array_remove_index(hs->open, 0);
+        close_tracker(hs, 0);   /* the oldest keeps what was learned so far */
     tapo_tracker t = {
         .facts = facts, .una0 = una0, .nxt0 = nxt0, .cur_start = 0, .cur_end = 0,
         .mark_order = mark_order, .awaiting_more_data = true, .awaiting_window = window_closed,
         .acked = tapo_opt_s_none(),
     };
     g_array_append_val(hs->open, t);
+    watch(facts);
 }
 
 void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts)
 {
     for (unsigned i = tapo_hs_open_count(hs); i-- > 0;)
         if (TRACKER(hs, i)->facts == facts)
-            g_array_remove_index(hs->open, i);
+            close_tracker(hs, i);
+    if (hs->gap.facts == facts)
+        close_gap_watch(hs);
 }
 
 void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_reveals *r)
@@ -243,7 +273,7 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
                                  now_s - t->acked.s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
         if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window && !t->awaiting_close &&
             !t->awaiting_answer)
-            g_array_remove_index(hs->open, i);
+            close_tracker(hs, i);
         else
             i++;
     }
@@ -252,12 +282,18 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
                        double threshold_s)
 {
+    close_gap_watch(hs);
     hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s };
+    watch(facts);
 }
 
 void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s)
 {
     tapo_gap_watch *w = &hs->gap;
+    if (w->facts && t_s >= w->to_s) {
+        close_gap_watch(hs);   /* a sender's packets leave in order: none later falls inside */
+        return;
+    }
     /* One that lands just before the receiver packet may answer it. */
     if (!w->facts || t_s <= w->from_s || t_s >= w->to_s - margin_s)
         return;

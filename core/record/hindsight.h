@@ -8,12 +8,16 @@
  * facts of the record that will hold it.  Later events (new data, a new
  * request, ACKs, SACKs, D-SACKs) update the facts of every open tracker.
  * A tracker closes once its questions are settled; the facts then stay as
- * they are, and the record never changes again.
+ * they are.  The facts count what still watches them (a tracker, the gap
+ * watch): at zero they are settled and never change again, and the record
+ * that holds them says so (tapo_record_settled).
  *
  * Away from the sender, a sender packet can be seen after receiver packets
  * that reached the sender later: the latest stall that a receiver packet
  * ended is watched, and a sender packet seen later but sent inside its gap
- * shortens it, or revokes it when what is left is no stall.
+ * shortens it, or revokes it when what is left is no stall.  The watch
+ * ends with the first sender packet sent after the gap, with the next
+ * stall watched, or with the connection.
  *
  * Bound: at most TAPO_HINDSIGHT_MAX_OPEN trackers per sender.  Opening one
  * more closes the oldest, whose facts then keep what was learned so far.
@@ -58,7 +62,15 @@ typedef struct tapo_facts {
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
     bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
     bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
+    uint8_t watchers;           /* final facts: the trackers and the gap watch that may still revise them, count;
+                                   0: settled, they never change again */
 } tapo_facts;
+
+/* Nothing later in the capture can change these facts. */
+static inline bool tapo_facts_settled(const tapo_facts *f)
+{
+    return f->watchers == 0;
+}
 
 /* What the sender's packet that ended a stall showed about the stall's
  * start (away from the sender, what the capture point could not see). */
@@ -124,7 +136,7 @@ typedef struct tapo_hindsight {
 } tapo_hindsight;
 
 void tapo_hs_init(tapo_hindsight *hs);
-/* Frees the open trackers (the gap watch stays). */
+/* Closes every tracker and the gap watch: the facts they watched are settled. */
 void tapo_hs_destroy(tapo_hindsight *hs);
 unsigned tapo_hs_open_count(const tapo_hindsight *hs);
 

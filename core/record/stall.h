@@ -121,6 +121,18 @@ typedef struct tapo_stall_record {
     tapo_stall_view view[2];        /* by endpoint */
 } tapo_stall_record;
 
+/* Nothing later in the capture can change the record: every view's final
+ * facts are settled (hindsight.h).  The plugin's second pass, the batch
+ * analyser and its streamed rows all read a record's final facts once it
+ * is, or once the connection ends (which settles every record). */
+static inline bool tapo_record_settled(const tapo_stall_record *rec)
+{
+    for (int e = 0; e < 2; e++)
+        if (rec->view[e].stalled && !tapo_facts_settled(&rec->view[e].facts_final))
+            return false;
+    return true;
+}
+
 /* What rendering a connection's verdicts needs once its state is gone
  * (tapo_conv_is_over): the sender is chosen from these with hindsight. */
 typedef struct tapo_conv_summary {

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "base/optional.h"
 #include "record/stall.h"
 #include "base/vocabulary.h"
 
@@ -26,9 +27,8 @@
 /* "address:port" of an endpoint: an IPv6 address, brackets and a port. */
 #define TAPO_ENDPOINT_NAME_MAX 64
 
-/* The endpoint (0 or 1) the ports say is the server, or -1 when they do
- * not tell. */
-int tapo_server_by_ports(uint16_t port0, uint16_t port1);
+/* The endpoint the ports say is the server; unknown when they do not tell. */
+tapo_opt_endpoint tapo_server_by_ports(uint16_t port0, uint16_t port1);
 
 /* The connection's client (endpoint 0 or 1) and how it was decided:
  * TAPO_BASIS_HANDSHAKE, TAPO_BASIS_PORTS or TAPO_BASIS_DEFAULT. */

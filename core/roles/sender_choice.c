@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "roles/sender_choice.h"
+#include "base/endpoint_pair.h"
 
 #include "roles/roles.h"
 
@@ -18,7 +19,7 @@ static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, 
         }
     }
     if (sum->initiator.known && cfg->sender_mode == TAPO_SENDER_RESPONDER) {
-        *sender = 1 - sum->initiator.e;
+        *sender = tapo_peer_of(sum->initiator.e);
         return true;
     }
     if (sum->initiator.known && cfg->sender_mode == TAPO_SENDER_INITIATOR) {
@@ -49,12 +50,12 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
             return bytes0 > bytes1 ? 0 : 1;
         }
         *basis = TAPO_BASIS_DEFAULT;
-        int server = tapo_server_by_ports(sum->port[0], sum->port[1]);
-        return server >= 0 ? server : 1;
+        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+        return server.known ? server.e : 1;
     }
     /* The responder, unless the initiator has sent more, and enough to be
      * more than a request: an upload. */
-    int initiator = sum->initiator.e, responder = 1 - initiator;
+    int initiator = sum->initiator.e, responder = tapo_peer_of(initiator);
     uint64_t responder_bytes = sum->payload_bytes[responder];
     uint64_t initiator_bytes = sum->payload_bytes[initiator];
     if (initiator_bytes > responder_bytes && initiator_bytes >= TAPO_SENDER_SWITCH_BYTES) {
@@ -79,11 +80,11 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
      * on its way to the server is the client's stall), or its handshake
      * when its peer had sent nothing yet (a SYN resent to a silent server
      * is the client's stall: the server has nothing to analyse). */
-    const tapo_stall_view *other = rec ? &rec->view[1 - sender] : NULL;
+    const tapo_stall_view *other = rec ? &rec->view[tapo_peer_of(sender)] : NULL;
     if (other && other->stalled && other->snap.cur.dir == TAPO_DIR_OUT &&
         (other->snap.cur.retransmission || (other->snap.cur.handshake_retransmission && !other->snap.rwnd_seen))) {
         *basis = TAPO_BASIS_DIRECTION;
-        return 1 - sender;
+        return tapo_peer_of(sender);
     }
     /* Likewise a stall the sender ended with a bare ACK of the other
      * endpoint's outstanding data, answering nothing after it (hindsight):
@@ -92,7 +93,7 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
     if (other && other->stalled && mine->stalled && tapo_cur_is_bare_ack(&mine->snap.cur) &&
         !mine->facts_final.answered && other->snap.packets_out > 0 && other->snap.cur.acks_all) {
         *basis = TAPO_BASIS_DIRECTION;
-        return 1 - sender;
+        return tapo_peer_of(sender);
     }
     return sender;
 }
@@ -102,7 +103,7 @@ bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,
 {
     if (cfg->sender_mode == TAPO_SENDER_AUTO)
         return false;
-    uint64_t mine = sum->payload_bytes[sender], theirs = sum->payload_bytes[1 - sender];
+    uint64_t mine = sum->payload_bytes[sender], theirs = sum->payload_bytes[tapo_peer_of(sender)];
     return theirs >= TAPO_REVERSED_MIN_BYTES && theirs > TAPO_REVERSED_RATIO * mine;
 }
 

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "table/episode_stalls.h"
+#include "base/endpoint_pair.h"
 
 #include "wire/endpoints.h"
 
@@ -17,14 +18,14 @@ void tapo_episode_stall_describe(tapo_connection *c, const tapo_conn_stall *s, c
     char client_address[TAPO_ADDRESS_TEXT_MAX], server_address[TAPO_ADDRESS_TEXT_MAX], prefix[64];
     uint16_t port;
     tapo_endpoint_address(&c->id.first, client, client_address, &port);
-    tapo_endpoint_address(&c->id.first, 1 - client, server_address, &port);
+    tapo_endpoint_address(&c->id.first, tapo_peer_of(client), server_address, &port);
     *out = (tapo_episode_stall){
         .connection = ((uint64_t)c->start.file << 32) | c->start.frame,
         .end_s = s->place.epoch_s,
         .start_s = s->place.epoch_s - v->duration_s,
         .cause = v->cause,
     };
-    out->keys[TAPO_SCOPE_SERVER] = g_string_chunk_insert_const(chunk, names.name[1 - client]);
+    out->keys[TAPO_SCOPE_SERVER] = g_string_chunk_insert_const(chunk, names.name[tapo_peer_of(client)]);
     out->keys[TAPO_SCOPE_CLIENT] = g_string_chunk_insert_const(chunk, client_address);
     if (tapo_address_prefix(client_address, prefix))
         out->keys[TAPO_SCOPE_CLIENT_PREFIX] = g_string_chunk_insert_const(chunk, prefix);

@@ -122,11 +122,11 @@ static void test_confidence_follows_the_caveats(void)
 
 static void test_server_by_ports(void)
 {
-    g_assert_cmpint(tapo_server_by_ports(80, 40000), ==, 0);
-    g_assert_cmpint(tapo_server_by_ports(40000, 443), ==, 1);
-    g_assert_cmpint(tapo_server_by_ports(8080, 51000), ==, 0);    /* below the ephemeral range */
-    g_assert_cmpint(tapo_server_by_ports(40000, 50000), ==, -1);  /* two ephemeral ports */
-    g_assert_cmpint(tapo_server_by_ports(80, 443), ==, -1);       /* two services */
+    g_assert_cmpint(tapo_server_by_ports(80, 40000).e, ==, 0);
+    g_assert_cmpint(tapo_server_by_ports(40000, 443).e, ==, 1);
+    g_assert_cmpint(tapo_server_by_ports(8080, 51000).e, ==, 0);    /* below the ephemeral range */
+    g_assert_false(tapo_server_by_ports(40000, 50000).known);  /* two ephemeral ports */
+    g_assert_false(tapo_server_by_ports(80, 443).known);       /* two services */
 }
 
 /* ---- the sender's clock under bursts ------------------------------------- */

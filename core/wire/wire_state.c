@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "wire/wire_state.h"
+#include "base/endpoint_pair.h"
 
 #include <string.h>
 
@@ -25,7 +26,7 @@ bool tapo_wire_splits(const tapo_wire_state *w, int from, const tapo_segment_fie
 
 static void note_base_seq(tapo_wire_state *w, int from, const tapo_segment_fields *seg)
 {
-    tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[1 - from];
+    tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[tapo_peer_of(from)];
     bool syn = seg->flags & TAPO_TCP_SYN;
     if ((seg->flags & TCP_SYN_ACK) == TCP_SYN_ACK && fwd->base_set && seg->seq_raw != fwd->base_seq)
         fwd->base_seq = seg->seq_raw;    /* a SYN-ACK with another ISN replaces the base */
@@ -48,7 +49,7 @@ static bool seq_after(uint32_t a, uint32_t b)
 /* tcp_analyze_sequence_number's flags, then its next-sequence bookkeeping. */
 static void analyse_sequence(tapo_wire_state *w, int from, const tapo_segment_fields *seg, tapo_packet *p)
 {
-    tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[1 - from];
+    tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[tapo_peer_of(from)];
     uint32_t seq = seg->seq_raw, len = seg->payload_len;
     if (len == 1 && seq == fwd->nextseq && rev->window == 0)
         p->zero_window_probe = true;
@@ -64,7 +65,7 @@ static void analyse_sequence(tapo_wire_state *w, int from, const tapo_segment_fi
 /* The window scale option and its check on SYNs (verify_tcp_window_scaling). */
 static void note_window_scale(tapo_wire_state *w, int from, const tapo_segment_fields *seg)
 {
-    tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[1 - from];
+    tapo_wire_direction *fwd = &w->dir[from], *rev = &w->dir[tapo_peer_of(from)];
     if (seg->has_wscale)
         fwd->win_scale = seg->wscale > TAPO_WS_SHIFT_MAX ? TAPO_WS_SHIFT_MAX : seg->wscale;
     /* Wireshark checks scaling after the options: options cut by the
