@@ -60,6 +60,7 @@ static range_t *pref_server_ports;
 static tapo_bool_pref pref_analyse_always;
 
 static bool read_ahead_tried;       /* for the open capture */
+static bool input_ended;            /* for the open capture: everything was analysed (tapo_file_input_ended) */
 static bool capture_published;      /* its path is in TAPO_CAPTURE_FILE_ENV (the GUI) */
 
 static bool is_server_port(uint16_t port, void *data)
@@ -92,6 +93,7 @@ static void tapo_init(void)
 {
     tapo_file_open(&cfg);
     read_ahead_tried = false;
+    input_ended = false;
     capture_published = false;
     expert_tap = find_tap_id("expert");
 }
@@ -168,7 +170,10 @@ static void queue_tap(packet_info *pinfo, tapo_tap_kind kind, uint32_t stream,
     tap_queue_packet(tapo_tap, pinfo, info);
 }
 
-static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool final)
+/* later: the frame was analysed before this call.  The verdict uses
+ * hindsight once its record is settled (a capture read to its end settles
+ * every record); before, it is the one known at the packet. */
+static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool later)
 {
     const tapo_frame_result *r = tapo_file_frame(pinfo->num);
     if (!r)
@@ -181,6 +186,7 @@ static void render(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, bool fin
     if (!fs)
         return;
     tapo_verdict verdict;
+    bool final = later && tapo_record_settled(&fs->rec);
     const tapo_conv_summary *sum = tapo_table_summary(fs->conn);
     if (!tapo_conv_verdict(sum, &fs->rec, &cfg, final, &verdict))
         return;   /* a stall only for the endpoint not analysed in this pass */
@@ -218,6 +224,10 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
             tapo_file_analyse_frame(tvb, pinfo);
             analysed_now = true;
         }
+    }
+    if (!analysed_now && !input_ended && command.is_tshark && command.two_pass && frame <= tapo_file_analysed()) {
+        input_ended = true;   /* tshark's second pass: the first read everything */
+        tapo_file_input_ended();
     }
     if (frame > tapo_file_analysed()) {
         if (tree && proto_field_is_referenced(tree, proto_tapo))

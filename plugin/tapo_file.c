@@ -61,6 +61,12 @@ void tapo_file_close(void)
     forget_episodes();
 }
 
+void tapo_file_input_ended(void)
+{
+    if (table_open)
+        tapo_table_end_all(&table);
+}
+
 uint32_t tapo_file_analysed(void)
 {
     return analysed;
@@ -196,6 +202,8 @@ bool tapo_file_read_ahead(const char *path)
         analyse(&f, decoded, &seg);
     }
     tapo_capture_close(cap);
+    if (!error)
+        tapo_file_input_ended();
     if (error) {
         /* Wireshark reads what it can of a damaged file: so do we, frame
          * by frame, after starting over. */

@@ -47,6 +47,10 @@ void tapo_file_analyse_frame(tvbuff_t *tvb, packet_info *pinfo);
  * cannot be read to its end. */
 bool tapo_file_read_ahead(const char *path);
 
+/* The whole capture has been analysed (read ahead, or tshark's first pass
+ * is over): every connection ends, which settles every stall record. */
+void tapo_file_input_ended(void);
+
 /* What frame renders; NULL when nothing. */
 const tapo_frame_result *tapo_file_frame(uint32_t frame);
 
