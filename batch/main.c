@@ -31,6 +31,7 @@
 #include "memory_cap.h"
 #include "metrics.h"
 #include "metrics_http.h"
+#include "prefs_option.h"
 #include "report.h"
 #include "rows.h"
 #include "run.h"
@@ -64,7 +65,8 @@ typedef struct options {
     char *chart_js;
     gboolean compare;
     char **after;                     /* --compare: the files after "--" */
-    char **prefs;
+    char **prefs;                     /* -o tapo.NAME:VALUE */
+    tapo_prefs_given given;           /* what they say */
     double grace_s;
     double idle_s;
     gboolean quiet;
@@ -94,68 +96,11 @@ static void options_free(options *opt)
     g_free(opt->chart_js);
     g_strfreev(opt->after);
     g_strfreev(opt->prefs);
+    tapo_prefs_given_free(&opt->given);
     g_strfreev(opt->files);
     g_free(opt->config_path);
     g_free(opt->metrics_address);
     g_free(opt->rotate_size);
-}
-
-/* ---- preferences: the plugin's names (-o tapo.NAME:VALUE) -------------- */
-
-static bool parse_enum(const char *value, const char *const *names, int count, int *out)
-{
-    for (int i = 0; i < count; i++)
-        if (g_ascii_strcasecmp(value, names[i]) == 0) {
-            *out = i;
-            return true;
-        }
-    return false;
-}
-
-static bool apply_pref(tapo_config *cfg, const char *pref, GError **error)
-{
-    static const char *const senders[] = { "auto", "responder", "initiator" };
-    static const char *const vantages[] = { "auto", "sender", "receiver", "middle" };
-    static const char *const rule_orders[] = { "evidence", "paper" };
-    const char *colon = strchr(pref, ':');
-    if (!g_str_has_prefix(pref, "tapo.") || !colon)
-        goto bad;
-    char *name = g_strndup(pref + 5, (gsize)(colon - pref - 5));
-    const char *value = colon + 1;
-    char *end = NULL;
-    double number = g_ascii_strtod(value, &end);
-    bool numeric = end && end != value && *end == '\0' && number >= 0.0;
-    int choice = 0;
-    bool ok = true;
-    if (strcmp(name, "tau") == 0 && numeric && number > 0.0 && number <= 100.0)
-        cfg->tau = number;
-    else if (strcmp(name, "small_window") == 0 && numeric)
-        cfg->small_window_segments = (uint32_t)number;
-    else if (strcmp(name, "rto_min_ms") == 0 && numeric)
-        cfg->rto_min_s = number / 1000.0;
-    else if (strcmp(name, "rto_initial_ms") == 0 && numeric)
-        cfg->rto_initial_s = number / 1000.0;
-    else if (strcmp(name, "min_stall_ms") == 0 && numeric)
-        cfg->min_stall_s = number / 1000.0;
-    else if (strcmp(name, "episode_connections") == 0 && numeric && number >= 2)
-        cfg->episode_min_connections = (uint32_t)number;
-    else if (strcmp(name, "sender") == 0 && parse_enum(value, senders, 3, &choice))
-        cfg->sender_mode = (tapo_sender_mode)choice;
-    else if (strcmp(name, "vantage") == 0 && parse_enum(value, vantages, 4, &choice))
-        cfg->vantage_mode = (tapo_vantage_mode)choice;
-    else if (strcmp(name, "rule_order") == 0 && parse_enum(value, rule_orders, 2, &choice))
-        cfg->rule_order = (tapo_rule_order)choice;
-    else
-        ok = false;
-    g_free(name);
-    if (ok)
-        return true;
-bad:
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "invalid preference \"%s\" (tapo.tau, small_window, rto_min_ms, rto_initial_ms, "
-                "min_stall_ms, episode_connections, sender auto|responder|initiator, "
-                "vantage auto|sender|receiver|middle, rule_order evidence|paper)", pref);
-    return false;
 }
 
 /* ---- outputs ------------------------------------------------------------- */
@@ -225,27 +170,10 @@ static bool write_html(const options *opt, const tapo_html_set *set, const tapo_
     return ok;
 }
 
-/* Whether the preferences given leave every setting at its default (the
- * GUI's HTML report names all of the plugin's). */
-static bool prefs_are_defaults(const options *opt)
-{
-    tapo_config given, defaults;
-    tapo_config_init_defaults(&given);
-    tapo_config_init_defaults(&defaults);
-    for (char **p = opt->prefs; p && *p; p++)
-        if (!apply_pref(&given, *p, NULL))
-            return false;
-    return given.tau == defaults.tau && given.small_window_segments == defaults.small_window_segments &&
-           given.rto_min_s == defaults.rto_min_s && given.rto_initial_s == defaults.rto_initial_s &&
-           given.min_stall_s == defaults.min_stall_s &&
-           given.episode_min_connections == defaults.episode_min_connections &&
-           given.sender_mode == defaults.sender_mode && given.vantage_mode == defaults.vantage_mode;
-}
-
 /* The preferences given, as the report names them. */
 static char *prefs_text(const options *opt)
 {
-    if (!opt->prefs || !opt->prefs[0] || prefs_are_defaults(opt))
+    if (!opt->prefs || !opt->prefs[0] || opt->given.defaults)
         return g_strdup("the defaults");
     return g_strjoinv(" ", opt->prefs);
 }
@@ -410,10 +338,7 @@ static bool run_options(const options *opt, char **files, tapo_run_options *o, G
     o->stream = opt->interface != NULL;
     for (char **p = files; p && *p; p++)
         o->stream = o->stream || tapo_input_streams(*p);
-    tapo_config_init_defaults(&o->cfg);
-    for (char **p = opt->prefs; p && *p; p++)
-        if (!apply_pref(&o->cfg, *p, error))
-            return false;
+    o->cfg = opt->given.cfg;
     if (!opt->format || strcmp(opt->format, "csv") == 0)
         o->format = TAPO_ROWS_CSV;
     else if (strcmp(opt->format, "jsonl") == 0)
@@ -791,7 +716,8 @@ int main(int argc, char **argv)
     char **split = tapo_split_short_options(entries, argc, argv, &argc, owned);
     char **parsed = split;            /* GLib removes what it parses from the array */
     int status;
-    if (!g_option_context_parse(context, &argc, &parsed, &error)) {
+    if (!g_option_context_parse(context, &argc, &parsed, &error) ||
+        !tapo_prefs_given_read(&opt.given, opt.prefs, &error)) {
         status = fail(error);
     } else if (opt.version) {
         printf("tapo %s (TAPO for Wireshark; the analysis of its plugin, built against Wireshark %s)\n",

@@ -173,15 +173,19 @@ static void stall_decided(worker *w, tapo_connection *c, const tapo_conn_stall *
 }
 
 /* The hint of the latest stall of the flow's dominant cause, as its
- * stall row says it (the Lua companion's advice). */
+ * stall row says it (the Lua companion's advice); latest_of_cause: the
+ * index in c->stalls of the latest stall of each cause, or -1. */
 static char *flow_advice(const worker *w, const tapo_connection *c, const tapo_flow_row *row,
                          const int latest_of_cause[TAPO_CAUSE_COUNT])
 {
-    tapo_cause dominant = tapo_flow_dominant(row);
+    int latest = -1;
+    for (int k = 0; k < TAPO_CAUSE_COUNT; k++)
+        if (tapo_flow_cause_is((tapo_cause)k, row->dominant) && latest_of_cause[k] > latest)
+            latest = latest_of_cause[k];
     tapo_verdict v;
-    if (dominant == TAPO_CAUSE_COUNT || latest_of_cause[dominant] < 0)
+    if (latest < 0)
         return NULL;
-    const tapo_conn_stall *s = c->stalls->pdata[latest_of_cause[dominant]];
+    const tapo_conn_stall *s = c->stalls->pdata[latest];
     if (!tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, true, &v))
         return NULL;
     tapo_endpoint_names names;
@@ -263,18 +267,10 @@ static void connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
             add_html_stall(w, c, s, &v, label);
         if (i >= c->rows_written)
             stall_decided(w, c, s, &v);
-        row->stalls++;
-        row->stalled_s += v.duration_s;
-        row->stalled_by_cause_s[v.cause] += v.duration_s;
-        row->vantage = tapo_vantage_name(v.view->snap.vantage);
-        row->low_confidence += v.confidence == TAPO_CONFIDENCE_LOW;
-        row->handshake_stalls += v.phase == TAPO_PHASE_HANDSHAKE;
-        row->teardown_stalls += v.phase == TAPO_PHASE_TEARDOWN;
-        tapo_whatif what;
-        if (tapo_whatif_of(&v, &what))
-            row->saving_s += what.saving_s;
+        tapo_flow_add_stall(row, &v);
     }
     g_free(label);
+    tapo_flow_decide(row);
     row->advice = flow_advice(w, c, row, latest_of_cause);
     if (w->sh->o->flows) {
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);

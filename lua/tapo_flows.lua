@@ -161,7 +161,7 @@ local function record_stall(c, pinfo, F, stream)
         local elapsed = seconds(pinfo.rel_ts) - flow.first
         rec = { stream = stream, frame = pinfo.number, index = flow.stall_count,
                 so_far = flow.stalled_so_far,
-                ratio_so_far = elapsed > 0 and math.min(1, flow.stalled_so_far / elapsed) or 0 }
+                ratio_so_far = report.ratio(flow.stalled_so_far, elapsed) }
         c.stalls[pinfo.number] = rec
     end
     local function value(name)
@@ -255,7 +255,7 @@ function proto.dissector(tvb, pinfo, tree)
         sub:add(pf.flow_stalls, n):set_generated()
         sub:add(pf.flow_stalled, time):set_generated()
         sub:add(pf.flow_duration, duration):set_generated()
-        sub:add(pf.flow_ratio, duration > 0 and math.min(1, time / duration) or 0):set_generated()
+        sub:add(pf.flow_ratio, report.ratio(time, duration)):set_generated()
     end
 end
 

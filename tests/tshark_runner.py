@@ -93,7 +93,7 @@ def installed_plugin_dir():
     if _installed is None:
         _installed = os.path.join(config_dir(), "installed-plugins")
         shutil.copytree(os.path.join(BUILD, "plugins"), _installed)
-        for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua"):
+        for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua", "tapo_policy.lua"):
             shutil.copy(os.path.join(ROOT, "lua", name), _installed)
         subprocess.run(["chmod", "-R", "a+rX", _installed], check=True)
     return _installed

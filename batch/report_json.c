@@ -1,0 +1,387 @@
+/* report_json.c: the report as JSON, and partial results read back
+ * (report.h): each part written and read from one table of its members.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "report.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+/* The partial result format: 2 keys stalled time by cause by name ("1.7
+ * undetermined", the rule and the cause: two causes share a name); 3 adds
+ * the exact stalled times and savings; 4 has ack-delay as rule 1.0 (issue
+ * 25).  A file from an older tapo merges right or is refused with a
+ * reason. */
+#define PARTIAL_VERSION 4
+
+/* The report's counts, by their names in the JSON. */
+static const struct {
+    const char *name;
+    size_t offset;                    /* of its uint64_t in tapo_report, bytes */
+} counts[] = {
+    { "files", offsetof(tapo_report, files) },
+    { "packets", offsetof(tapo_report, packets) },
+    { "tcp_packets", offsetof(tapo_report, tcp_packets) },
+    { "undecodable", offsetof(tapo_report, undecodable) },
+    { "conversations", offsetof(tapo_report, conversations) },
+    { "stalled_conversations", offsetof(tapo_report, stalled_conversations) },
+    { "idle_flushed", offsetof(tapo_report, idle_flushed) },
+};
+
+static uint64_t *count_in(tapo_report *r, unsigned i)
+{
+    return (uint64_t *)(void *)((char *)r + counts[i].offset);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static void add_int(JsonBuilder *b, const char *name, int64_t v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_int_value(b, v);
+}
+
+static void add_double(JsonBuilder *b, const char *name, double v)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_add_double_value(b, v);
+}
+
+static void add_string(JsonBuilder *b, const char *name, const char *v)
+{
+    json_builder_set_member_name(b, name);
+    if (v)
+        json_builder_add_string_value(b, v);
+    else
+        json_builder_add_null_value(b);
+}
+
+static void node_to_json(JsonBuilder *b, const tapo_report_node *n)
+{
+    json_builder_begin_object(b);
+    add_string(b, "name", n->name);
+    add_int(b, "total", n->total);
+    json_builder_set_member_name(b, "children");
+    json_builder_begin_array(b);
+    GPtrArray *sorted = tapo_report_node_sorted(n);
+    for (guint i = 0; i < sorted->len; i++)
+        node_to_json(b, sorted->pdata[i]);
+    g_ptr_array_free(sorted, TRUE);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+/* A cause's key in partial results: its rule and name, "1.7 undetermined". */
+static char *cause_key(tapo_cause c)
+{
+    const tapo_cause_info *info = tapo_cause_get(c);
+    return g_strdup_printf("%s %s", info->rule, info->name);
+}
+
+/* The cause whose key is key; false: none. */
+static bool cause_of_key(const char *key, tapo_cause *cause)
+{
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        char *k = cause_key((tapo_cause)c);
+        bool same = strcmp(k, key) == 0;
+        g_free(k);
+        if (same) {
+            *cause = (tapo_cause)c;
+            return true;
+        }
+    }
+    return false;
+}
+
+void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
+{
+    json_builder_begin_object(b);
+    for (int id = 0; id < TAPO_FLOW_COLUMNS; id++) {
+        const tapo_flow_column *col = &tapo_flow_columns[id];
+        tapo_flow_value v = tapo_flow_get(f, (tapo_flow_column_id)id);
+        if (col->kind == TAPO_FLOW_TEXT)
+            add_string(b, col->name, v.text);
+        else if (col->kind == TAPO_FLOW_COUNT)
+            add_int(b, col->name, (int64_t)v.count);
+        else
+            add_double(b, col->name, v.number);
+    }
+    json_builder_set_member_name(b, "stalled_time_by_cause_s");
+    json_builder_begin_object(b);
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        if (f->stalled_by_cause_s[c] == 0.0)
+            continue;
+        char *key = cause_key((tapo_cause)c);
+        add_double(b, key, f->stalled_by_cause_s[c]);
+        g_free(key);
+    }
+    json_builder_end_object(b);
+    json_builder_end_object(b);
+}
+
+static void episode_to_json(JsonBuilder *b, const tapo_report_episode *re)
+{
+    const tapo_episode *e = &re->e;
+    json_builder_begin_object(b);
+    add_int(b, "episode", e->id);
+    add_string(b, "file", re->file);
+    add_string(b, "scope", e->scope_text);
+    add_string(b, "scope_kind", tapo_episode_scope_name(e->scope));
+    add_int(b, "connections", e->connections);
+    add_int(b, "stalls", e->stalls);
+    add_double(b, "start_s", e->start_s);
+    add_double(b, "duration_s", e->end_s - e->start_s);
+    char *cause = cause_key(e->cause);
+    add_string(b, "cause", cause);
+    g_free(cause);
+    json_builder_end_object(b);
+}
+
+/* The stalled time and the savings in exact nanoseconds, the duration
+ * bins. */
+static void times_to_json(JsonBuilder *b, const tapo_report *r)
+{
+    add_int(b, "stalled_time_ns", r->stalled_ns);
+    json_builder_set_member_name(b, "stalled_time_by_cause_ns");
+    json_builder_begin_object(b);
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        if (r->stalled_by_cause_ns[c] == 0)
+            continue;
+        char *key = cause_key((tapo_cause)c);
+        add_int(b, key, r->stalled_by_cause_ns[c]);
+        g_free(key);
+    }
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "whatif_saving_ns");
+    json_builder_begin_object(b);
+    for (int m = TAPO_MITIGATION_NONE + 1; m < TAPO_MITIGATION_COUNT; m++)
+        if (r->saving_by_mitigation_ns[m] > 0)
+            add_int(b, tapo_mitigation_name((tapo_mitigation)m), r->saving_by_mitigation_ns[m]);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "duration_buckets_ms");
+    json_builder_begin_object(b);
+    for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
+        add_int(b, tapo_duration_bucket_names[i], (int64_t)r->duration_buckets[i]);
+    json_builder_end_object(b);
+}
+
+/* The sketches, and the stall ratio's quantiles read from them. */
+static void distributions_to_json(JsonBuilder *b, const tapo_report *r)
+{
+    json_builder_set_member_name(b, "durations");
+    json_builder_add_value(b, tapo_sketch_to_json(&r->durations));
+    json_builder_set_member_name(b, "flow_ratios");
+    json_builder_add_value(b, tapo_sketch_to_json(&r->flow_ratios));
+    json_builder_set_member_name(b, "stall_ratio_quantiles");
+    json_builder_begin_object(b);
+    for (unsigned i = 0; i < TAPO_FLOW_QUANTILE_COUNT; i++) {
+        char name[16];
+        g_snprintf(name, sizeof name, "p%u", tapo_flow_ratio_quantiles[i]);
+        add_double(b, name, tapo_sketch_quantile(&r->flow_ratios, tapo_flow_ratio_quantiles[i] / 100.0));
+    }
+    json_builder_end_object(b);
+}
+
+static void lists_to_json(JsonBuilder *b, const tapo_report *r)
+{
+    json_builder_set_member_name(b, "worst_flows");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->worst->len; i++)
+        tapo_flow_row_to_json(b, r->worst->pdata[i]);
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "episodes");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->episodes->len; i++)
+        episode_to_json(b, &g_array_index(r->episodes, tapo_report_episode, i));
+    json_builder_end_array(b);
+}
+
+static char *generate(JsonBuilder *b, bool pretty)
+{
+    JsonGenerator *gen = json_generator_new();
+    JsonNode *root = json_builder_get_root(b);
+    json_generator_set_root(gen, root);
+    json_generator_set_pretty(gen, pretty);
+    char *text = json_generator_to_data(gen, NULL);
+    json_node_unref(root);
+    g_object_unref(gen);
+    return text;
+}
+
+char *tapo_report_to_json(const tapo_report *r, bool pretty)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    add_int(b, "tapo_partial", PARTIAL_VERSION);
+    for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
+        add_int(b, counts[i].name, (int64_t)*count_in((tapo_report *)r, i));
+    json_builder_set_member_name(b, "breakdown");
+    node_to_json(b, r->tree);
+    times_to_json(b, r);
+    distributions_to_json(b, r);
+    lists_to_json(b, r);
+    json_builder_end_object(b);
+    char *text = generate(b, pretty);
+    g_object_unref(b);
+    return text;
+}
+
+void tapo_report_print_json(const tapo_report *r, FILE *out)
+{
+    char *text = tapo_report_to_json(r, true);
+    fprintf(out, "%s\n", text);
+    g_free(text);
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+static bool node_from_json(tapo_report_node *n, JsonObject *o)
+{
+    JsonArray *children = json_object_get_array_member(o, "children");
+    if (!children)
+        return false;
+    n->total = json_object_get_int_member(o, "total");
+    for (guint i = 0; i < json_array_get_length(children); i++) {
+        JsonObject *c = json_array_get_object_element(children, i);
+        const char *name = c ? json_object_get_string_member(c, "name") : NULL;
+        if (!name || !node_from_json(tapo_report_node_child(n, name), c))
+            return false;
+    }
+    return true;
+}
+
+/* An object member of o; NULL when there is none. */
+static JsonObject *object_member(JsonObject *o, const char *name)
+{
+    JsonNode *node = json_object_get_member(o, name);
+    return node && JSON_NODE_HOLDS_OBJECT(node) ? json_node_get_object(node) : NULL;
+}
+
+static tapo_flow_row *flow_from_json(JsonObject *o)
+{
+    tapo_flow_row *f = g_new0(tapo_flow_row, 1);
+    for (int id = 0; id < TAPO_FLOW_COLUMNS; id++) {
+        const tapo_flow_column *col = &tapo_flow_columns[id];
+        tapo_flow_value v = { NULL, 0, 0.0 };
+        if (col->storage == TAPO_FLOW_DERIVED)
+            continue;
+        if (col->kind == TAPO_FLOW_TEXT)
+            v.text = json_object_get_string_member_with_default(o, col->name, NULL);
+        else if (col->kind == TAPO_FLOW_COUNT)
+            v.count = (uint64_t)json_object_get_int_member_with_default(o, col->name, 0);
+        else
+            v.number = json_object_get_double_member_with_default(o, col->name, 0.0);
+        tapo_flow_set(f, (tapo_flow_column_id)id, &v);
+    }
+    JsonObject *by_cause = object_member(o, "stalled_time_by_cause_s");
+    for (int c = 0; by_cause && c < TAPO_CAUSE_COUNT; c++) {
+        char *key = cause_key((tapo_cause)c);
+        f->stalled_by_cause_s[c] = json_object_get_double_member_with_default(by_cause, key, 0.0);
+        g_free(key);
+    }
+    if (!f->file)
+        f->file = g_strdup("");
+    return f;
+}
+
+static void episode_from_json(tapo_report *r, JsonObject *o)
+{
+    tapo_episode e = { 0 };
+    const char *scope = json_object_get_string_member_with_default(o, "scope", "capture");
+    const char *kind = json_object_get_string_member_with_default(o, "scope_kind", "capture");
+    g_strlcpy(e.scope_text, scope, sizeof e.scope_text);
+    for (int k = 0; k < TAPO_SCOPE_COUNT; k++)
+        if (strcmp(kind, tapo_episode_scope_name((tapo_episode_scope)k)) == 0)
+            e.scope = (tapo_episode_scope)k;
+    e.connections = (uint32_t)json_object_get_int_member_with_default(o, "connections", 0);
+    e.stalls = (uint32_t)json_object_get_int_member_with_default(o, "stalls", 0);
+    e.start_s = json_object_get_double_member_with_default(o, "start_s", 0.0);
+    e.end_s = e.start_s + json_object_get_double_member_with_default(o, "duration_s", 0.0);
+    cause_of_key(json_object_get_string_member_with_default(o, "cause", ""), &e.cause);
+    tapo_report_add_episode(r, &e, json_object_get_string_member_with_default(o, "file", ""));
+}
+
+static void times_from_json(tapo_report *r, JsonObject *o)
+{
+    r->stalled_ns = json_object_get_int_member_with_default(o, "stalled_time_ns", 0);
+    JsonObject *by_cause = object_member(o, "stalled_time_by_cause_ns");
+    for (int c = 0; by_cause && c < TAPO_CAUSE_COUNT; c++) {
+        char *key = cause_key((tapo_cause)c);
+        r->stalled_by_cause_ns[c] = json_object_get_int_member_with_default(by_cause, key, 0);
+        g_free(key);
+    }
+    JsonObject *savings = object_member(o, "whatif_saving_ns");
+    for (int m = TAPO_MITIGATION_NONE + 1; savings && m < TAPO_MITIGATION_COUNT; m++)
+        r->saving_by_mitigation_ns[m] =
+            json_object_get_int_member_with_default(savings, tapo_mitigation_name((tapo_mitigation)m), 0);
+}
+
+/* The breakdown, the bins, the sketches and the lists: false when one of
+ * those every partial result has is missing or broken. */
+static bool parts_from_json(tapo_report *r, JsonObject *o)
+{
+    JsonObject *tree = object_member(o, "breakdown");
+    JsonObject *buckets = object_member(o, "duration_buckets_ms");
+    JsonNode *worst_node = json_object_get_member(o, "worst_flows");
+    JsonArray *worst = worst_node && JSON_NODE_HOLDS_ARRAY(worst_node) ? json_node_get_array(worst_node) : NULL;
+    if (!tree || !buckets || !worst || !node_from_json(r->tree, tree))
+        return false;
+    for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
+        r->duration_buckets[i] =
+            (uint64_t)json_object_get_int_member_with_default(buckets, tapo_duration_bucket_names[i], 0);
+    if (!tapo_sketch_from_json(&r->durations, json_object_get_member(o, "durations")) ||
+        !tapo_sketch_from_json(&r->flow_ratios, json_object_get_member(o, "flow_ratios")))
+        return false;
+    for (guint i = 0; i < json_array_get_length(worst); i++) {
+        JsonObject *f = json_array_get_object_element(worst, i);
+        if (f)
+            tapo_report_keep_worst(r, flow_from_json(f));
+    }
+    JsonNode *eps_node = json_object_get_member(o, "episodes");
+    JsonArray *eps = eps_node && JSON_NODE_HOLDS_ARRAY(eps_node) ? json_node_get_array(eps_node) : NULL;
+    for (guint i = 0; eps && i < json_array_get_length(eps); i++) {
+        JsonObject *e = json_array_get_object_element(eps, i);
+        if (e)
+            episode_from_json(r, e);
+    }
+    return true;
+}
+
+/* The root object of a partial result of this format; NULL, with a reason
+ * when it is of another format, otherwise. */
+static JsonObject *partial_root(JsonParser *parser, const char *json, GError **error)
+{
+    if (!json_parser_load_from_data(parser, json, -1, error))
+        return NULL;
+    JsonNode *root = json_parser_get_root(parser);
+    JsonObject *o = root && JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+    gint64 version = o ? json_object_get_int_member_with_default(o, "tapo_partial", 0) : 0;
+    if (version == PARTIAL_VERSION)
+        return o;
+    if (version > 0)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "a partial result of format %" G_GINT64_FORMAT ", this tapo reads format %d: make it again "
+                    "with this tapo", version, PARTIAL_VERSION);
+    return NULL;
+}
+
+bool tapo_report_from_json(tapo_report *r, const char *json, GError **error)
+{
+    JsonParser *parser = json_parser_new();
+    JsonObject *o = partial_root(parser, json, error);
+    tapo_report_init(r);
+    bool ok = o != NULL;
+    if (ok) {
+        for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
+            *count_in(r, i) = (uint64_t)json_object_get_int_member_with_default(o, counts[i].name, 0);
+        times_from_json(r, o);
+        ok = parts_from_json(r, o);
+    }
+    if (!ok && error && !*error)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a TAPO partial result");
+    g_object_unref(parser);
+    return ok;
+}
