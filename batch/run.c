@@ -173,19 +173,14 @@ static void stall_decided(worker *w, tapo_connection *c, const tapo_conn_stall *
 }
 
 /* The hint of the latest stall of the flow's dominant cause, as its
- * stall row says it (the Lua companion's advice); latest_of_cause: the
- * index in c->stalls of the latest stall of each cause, or -1. */
-static char *flow_advice(const worker *w, const tapo_connection *c, const tapo_flow_row *row,
-                         const int latest_of_cause[TAPO_CAUSE_COUNT])
+ * stall row says it (the Lua companion's advice). */
+static char *flow_advice(const worker *w, const tapo_connection *c, const tapo_flow_row *row)
 {
-    int latest = -1;
-    for (int k = 0; k < TAPO_CAUSE_COUNT; k++)
-        if (tapo_flow_cause_is((tapo_cause)k, row->dominant) && latest_of_cause[k] > latest)
-            latest = latest_of_cause[k];
+    uint32_t place = tapo_flow_advice_place(row);   /* the stall's index in c->stalls, + 1 */
     tapo_verdict v;
-    if (latest < 0)
+    if (place == 0)
         return NULL;
-    const tapo_conn_stall *s = c->stalls->pdata[latest];
+    const tapo_conn_stall *s = c->stalls->pdata[place - 1];
     if (!tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, true, &v))
         return NULL;
     tapo_endpoint_names names;
@@ -245,16 +240,12 @@ static void connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
 {
     worker *w = ctx;
     tapo_flow_row *row = flow_row(w, c);
-    int latest_of_cause[TAPO_CAUSE_COUNT];
-    for (int k = 0; k < TAPO_CAUSE_COUNT; k++)
-        latest_of_cause[k] = -1;
     char *label = w->sh->o->html ? g_strdup_printf("%s -> %s", row->client, row->server) : NULL;
     for (guint i = 0; c->stalls && i < c->stalls->len; i++) {
         const tapo_conn_stall *s = c->stalls->pdata[i];
         tapo_verdict v;
         if (!tapo_conv_verdict(&c->summary, &s->rec, w->table.cfg, true, &v))
             continue;
-        latest_of_cause[v.cause] = (int)i;
         tapo_report_add_stall(&w->report, &v);
         if (!w->episodes) {
             tapo_episode_stall es;
@@ -267,11 +258,11 @@ static void connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
             add_html_stall(w, c, s, &v, label);
         if (i >= c->rows_written)
             stall_decided(w, c, s, &v);
-        tapo_flow_add_stall(row, &v);
+        tapo_flow_add_stall(row, &v, i + 1);
     }
     g_free(label);
     tapo_flow_decide(row);
-    row->advice = flow_advice(w, c, row, latest_of_cause);
+    row->advice = flow_advice(w, c, row);
     if (w->sh->o->flows) {
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
         w->flow_rows++;

@@ -63,9 +63,10 @@ tapo_flow_row *tapo_flow_row_copy(const tapo_flow_row *f)
     return c;
 }
 
-void tapo_flow_add_stall(tapo_flow_row *f, const tapo_verdict *v)
+void tapo_flow_add_stall(tapo_flow_row *f, const tapo_verdict *v, uint32_t place)
 {
     f->stalls++;
+    f->latest_by_cause[v->cause] = place;
     f->stalled_s += v->duration_s;
     f->stalled_by_cause_s[v->cause] += v->duration_s;
     f->stalls_by_cause[v->cause]++;
@@ -133,6 +134,15 @@ void tapo_flow_decide(tapo_flow_row *f)
     for (int c = 0; best.name && c < TAPO_CAUSE_COUNT; c++)
         if (tapo_flow_cause_is((tapo_cause)c, best.name))
             f->dominant_s += f->stalled_by_cause_s[c];
+}
+
+uint32_t tapo_flow_advice_place(const tapo_flow_row *f)
+{
+    uint32_t latest = 0;
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++)
+        if (tapo_flow_cause_is((tapo_cause)c, f->dominant) && f->latest_by_cause[c] > latest)
+            latest = f->latest_by_cause[c];
+    return latest;
 }
 
 double tapo_flow_ratio(const tapo_flow_row *f)

@@ -51,6 +51,8 @@ typedef struct tapo_flow_row {
     double stalled_s;                 /* sum of the stalls' durations, seconds */
     double stalled_by_cause_s[TAPO_CAUSE_COUNT]; /* seconds */
     uint32_t stalls_by_cause[TAPO_CAUSE_COUNT];  /* count; not kept in partial results (dominant is) */
+    uint32_t latest_by_cause[TAPO_CAUSE_COUNT];  /* the place (tapo_flow_add_stall) of each cause's latest
+                                                    stall; 0: none; not kept in partial results */
     const char *dominant;             /* the dominant cause's name (tapo_flow_decide); NULL without stalls */
     double dominant_s;                /* its stalled time, seconds; 0 without stalls */
     const char *vantage;              /* of its latest stall; NULL without stalls */
@@ -64,11 +66,17 @@ typedef struct tapo_flow_row {
 void tapo_flow_row_free(tapo_flow_row *f);
 tapo_flow_row *tapo_flow_row_copy(const tapo_flow_row *f);
 
-/* Adds a stall's final verdict, in the connection's order. */
-void tapo_flow_add_stall(tapo_flow_row *f, const tapo_verdict *v);
+/* Adds a stall's final verdict, in the connection's order; place names
+ * the stall for the caller (its frame, its index + 1), above 0 and
+ * growing from stall to stall. */
+void tapo_flow_add_stall(tapo_flow_row *f, const tapo_verdict *v, uint32_t place);
 
 /* Names the dominant cause, once every stall is added. */
 void tapo_flow_decide(tapo_flow_row *f);
+
+/* The place of the stall whose hint is the advice: the latest of the
+ * dominant cause; 0 without stalls. */
+uint32_t tapo_flow_advice_place(const tapo_flow_row *f);
 
 /* Whether cause counts as the cause named name (a name, not a rule). */
 bool tapo_flow_cause_is(tapo_cause cause, const char *name);
