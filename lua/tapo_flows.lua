@@ -67,7 +67,7 @@ local FIELD_NAMES = {
     ep_connections = "tapo.episode.connections", ep_start = "tapo.episode.start",
     ep_duration = "tapo.episode.duration", ep_cause = "tapo.episode.cause",
     stream = "tcp.stream", srcport = "tcp.srcport", dstport = "tcp.dstport", len = "tcp.len",
-    flags = "tcp.flags", frame = "frame.number",
+    flags = "tcp.flags", frame = "frame.number", protocols = "frame.protocols",
 }
 local SHORT_NAME = {}
 for short, name in pairs(FIELD_NAMES) do SHORT_NAME[name] = short end
@@ -197,7 +197,9 @@ local function collect(c, pinfo, F)
     local stream_field = F("stream")
     if not stream_field then return nil end
     local stream = stream_field.value
-    if in_order then account_packet(c, pinfo, F, stream) end
+    if in_order and F("protocols") and report.own_segment(F("protocols").value) then
+        account_packet(c, pinfo, F, stream)
+    end
     if not F("cause") then
         c.stalls[pinfo.number] = nil   -- no stall in this pass (see record_stall)
         return nil

@@ -45,6 +45,18 @@ function M.server_by_ports(port1, port2)
            lower(port1 < EPHEMERAL_PORT_MIN, port2 < EPHEMERAL_PORT_MIN)
 end
 
+-- Whether a packet's first TCP header (frame.protocols lists its layers)
+-- is a segment of its connection, as TAPO reads frames (core/wire/decode.c):
+-- not a header quoted in an ICMP error, nor one carried in a UDP datagram
+-- (sFlow's sampled headers, a UDP tunnel TAPO does not open).
+function M.own_segment(protocols)
+    for layer in (protocols .. ":"):gmatch("([^:]*):") do
+        if layer == "tcp" then return true end
+        if layer == "udp" or layer == "icmp" or layer == "icmpv6" then return false end
+    end
+    return false
+end
+
 -- A new flow seen at time t (seconds since the capture's first packet),
 -- in frame first_frame at epoch (seconds since 1970): `client` to `server`.
 function M.new_flow(stream, t, client, server, first_frame, epoch)

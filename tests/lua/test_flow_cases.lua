@@ -53,6 +53,16 @@ for line in file:lines() do
     end
 end
 file:close()
+
+-- A connection's packets are its own TCP segments, as TAPO reads frames:
+-- not a header quoted in an ICMP error, nor one sampled inside UDP (sFlow).
+for protocols, own in pairs({ ["eth:ethertype:ip:tcp"] = true, ["eth:ethertype:ip:gre:ip:tcp:http"] = true,
+                              ["eth:ethertype:ip:icmp:ip:tcp"] = false, ["eth:ethertype:ipv6:icmpv6:ipv6:tcp"] = false,
+                              ["eth:ethertype:ip:udp:sflow:eth:ethertype:ip:tcp"] = false,
+                              ["eth:ethertype:ip:udp:dns"] = false }) do
+    cases = cases + 1
+    expect("own segment of " .. protocols, tostring(report.own_segment(protocols)), tostring(own), "segments")
+end
 if cases == 0 then failures = failures + 1 end
 print(string.format("test_flow_cases.lua: %d cases, %d failures", cases, failures))
 os.exit(failures == 0 and 0 or 1)
