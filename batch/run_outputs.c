@@ -14,7 +14,7 @@
 #include "verdict/verdict.h"
 
 /* The outputs' counts, for --metrics (under the output lock). */
-void worker_publish_outputs(const tapo_run_options *o)
+void tapo_run_publish_outputs(const tapo_run_options *o)
 {
     const tapo_output *outs[3] = { o->stalls, o->flows, o->episodes };
     static const char *const names[3] = { "stalls", "flows", "episodes" };
@@ -45,7 +45,7 @@ void worker_flush(worker *w, bool force)
         *rows[i] = 0;
     }
     if (o->metrics)
-        worker_publish_outputs(o);
+        tapo_run_publish_outputs(o);
     g_mutex_unlock(&w->sh->output_lock);
 }
 

@@ -49,7 +49,7 @@ void worker_publish(worker *w, bool force)
     }
     if (worker_speaks(w)) {
         g_mutex_lock(&w->sh->output_lock);
-        worker_publish_outputs(o);
+        tapo_run_publish_outputs(o);
         g_mutex_unlock(&w->sh->output_lock);
         tapo_metrics_set_memory(o->metrics, tapo_memory_heap(), o->memory ? o->memory->limit_bytes : 0);
     }

@@ -96,7 +96,6 @@ void worker_read_merged(worker *w, uint32_t count);
 /* run_live.c */
 void worker_read_live(worker *w);
 /* run_outputs.c */
-void worker_publish_outputs(const tapo_run_options *o);
 void worker_flush(worker *w, bool force);
 void worker_stall_decided(worker *w, tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v);
 void worker_connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why);
