@@ -251,7 +251,8 @@ static void render_servers(GString *out, const tapo_metrics *m, tapo_busiest_ser
         }
 }
 
-static void render_run(GString *out, const tapo_metrics *m)
+/* The workers' counts, added up. */
+static void render_workers(GString *out, const tapo_metrics *m)
 {
     tapo_metrics_worker sum = { 0 };
     for (guint i = 0; i < m->workers->len; i++) {
@@ -283,14 +284,11 @@ static void render_run(GString *out, const tapo_metrics *m)
         family(out, fams[i].name, fams[i].type, fams[i].help);
         sample_u(out, fams[i].name, NULL, values[i]);
     }
-    if (m->live) {
-        family(out, "tapo_kernel_dropped_packets_total", "counter",
-               "Packets the kernel dropped before tapo read them (its buffer was full; libpcap ps_drop).");
-        sample_u(out, "tapo_kernel_dropped_packets_total", NULL, m->kernel_drops);
-        family(out, "tapo_interface_dropped_packets_total", "counter",
-               "Packets the interface or its driver dropped (libpcap ps_ifdrop).");
-        sample_u(out, "tapo_interface_dropped_packets_total", NULL, m->interface_drops);
-    }
+}
+
+/* Rows written, lost and files completed, by output. */
+static void render_outputs(GString *out, const tapo_metrics *m)
+{
     static const struct { const char *name, *help; } outs[] = {
         { "tapo_output_rows_total", "Rows written, by output." },
         { "tapo_output_rows_lost_total", "Rows that could not be written (a full disk), by output." },
@@ -306,6 +304,20 @@ static void render_run(GString *out, const tapo_metrics *m)
             sample_u(out, outs[f].name, labels, f == 0 ? o->rows : f == 1 ? o->rows_lost : o->files);
         }
     }
+}
+
+static void render_run(GString *out, const tapo_metrics *m)
+{
+    render_workers(out, m);
+    if (m->live) {
+        family(out, "tapo_kernel_dropped_packets_total", "counter",
+               "Packets the kernel dropped before tapo read them (its buffer was full; libpcap ps_drop).");
+        sample_u(out, "tapo_kernel_dropped_packets_total", NULL, m->kernel_drops);
+        family(out, "tapo_interface_dropped_packets_total", "counter",
+               "Packets the interface or its driver dropped (libpcap ps_ifdrop).");
+        sample_u(out, "tapo_interface_dropped_packets_total", NULL, m->interface_drops);
+    }
+    render_outputs(out, m);
     family(out, "tapo_memory_heap_bytes", "gauge", "Heap memory in use, bytes.");
     sample_u(out, "tapo_memory_heap_bytes", NULL, m->heap_bytes);
     family(out, "tapo_memory_limit_bytes", "gauge", "The memory cap (--memory-limit), bytes; 0: none.");
