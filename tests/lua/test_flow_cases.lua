@@ -37,19 +37,27 @@ local function summary_of(duration, stalls_text)
     return report.summarise(flows, stalls)[1]
 end
 
+local function check_flow(col, name)
+    local s = summary_of(col[2], col[3])
+    expect("stall_ratio", string.format("%.6f", s.ratio), col[4], name)
+    expect("dominant_cause", s.dominant or "-", col[5], name)
+    expect("dominant_cause_time_s", string.format("%.6f", s.dominant_time), col[6], name)
+    expect("the advice's frame", s.advice == "" and "0" or s.advice:match("^frame (%d+)$") or s.advice, col[7], name)
+    expect("idle_time_s", string.format("%.6f", s.idle_time), col[8], name)
+end
+
+-- Which port is a server's without a handshake: 1, 2, or "-".
+local function check_ports(col, name)
+    local server = report.server_by_ports(tonumber(col[2]), tonumber(col[3]))
+    expect("the server", server and tostring(server) or "-", col[4], name)
+end
+
 local file = assert(io.open(path, "r"))
 for line in file:lines() do
     if line ~= "" and line:sub(1, 1) ~= "#" then
         local col = split(line, "\t")
-        local name = col[1]
         cases = cases + 1
-        local s = summary_of(col[2], col[3])
-        expect("stall_ratio", string.format("%.6f", s.ratio), col[4], name)
-        expect("dominant_cause", s.dominant or "-", col[5], name)
-        expect("dominant_cause_time_s", string.format("%.6f", s.dominant_time), col[6], name)
-        expect("the advice's frame", s.advice == "" and "0" or s.advice:match("^frame (%d+)$") or s.advice, col[7],
-               name)
-        expect("idle_time_s", string.format("%.6f", s.idle_time), col[8], name)
+        if #col == 4 then check_ports(col, col[1]) else check_flow(col, col[1]) end
     end
 end
 file:close()
