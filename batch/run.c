@@ -56,6 +56,8 @@ static void worker_init(worker *w, shared *sh, unsigned index, unsigned count)
     w->episode_out = g_string_new("");
     if (sh->o->memory)
         w->cap = *sh->o->memory;
+    if (sh->o->metrics)
+        w->stall_notes = g_array_new(FALSE, FALSE, sizeof(tapo_metrics_stall_note));
     if (sh->o->stream && !sh->o->html) {
         w->episodes = tapo_episode_stream_new(sh->o->cfg.episode_min_connections,
                                               sh->o->settle_s + SETTLE_CHECK_S + LONGEST_EPISODE_STALL_S);
@@ -114,6 +116,8 @@ static void worker_finish(worker *w, tapo_html_stalls *html)
                 "report\n", w->episodes_unlisted);
     if (w->pending)
         g_hash_table_destroy(w->pending);
+    if (w->stall_notes)
+        g_array_free(w->stall_notes, TRUE);   /* empty: the last flush counted them */
 }
 
 /* Every input is a file that each worker can open and read for itself. */

@@ -25,6 +25,19 @@ void tapo_run_publish_outputs(const tapo_run_options *o)
         }
 }
 
+/* The stalls whose rows were just written counted, and the outputs'
+ * counts, in one step: a scrape sees a stall and its row together. */
+static void publish_rows(worker *w)
+{
+    tapo_metrics *m = w->sh->o->metrics;
+    tapo_metrics_hold(m);
+    for (guint i = 0; i < w->stall_notes->len; i++)
+        tapo_metrics_stall(m, &g_array_index(w->stall_notes, tapo_metrics_stall_note, i));
+    g_array_set_size(w->stall_notes, 0);
+    tapo_run_publish_outputs(w->sh->o);
+    tapo_metrics_release(m);
+}
+
 /* Writes the worker's buffered rows out (force: whatever their size; a
  * streaming run also pushes them to the files). */
 void worker_flush(worker *w, bool force)
@@ -45,7 +58,7 @@ void worker_flush(worker *w, bool force)
         *rows[i] = 0;
     }
     if (o->metrics)
-        tapo_run_publish_outputs(o);
+        publish_rows(w);
     g_mutex_unlock(&w->sh->output_lock);
 }
 
@@ -78,8 +91,8 @@ void worker_stall_decided(worker *w, tapo_connection *c, const tapo_conn_stall *
         tapo_basis basis;
         int client = tapo_conv_client(&c->summary, &basis);
         char *server = tapo_endpoint_text(&c->id.first, tapo_peer_of(client));
-        tapo_metrics_stall(w->sh->o->metrics, v, server);
-        g_free(server);
+        tapo_metrics_stall_note note = tapo_metrics_stall_note_of(v, server);
+        g_array_append_val(w->stall_notes, note);   /* counted when its row is written */
     }
     if (w->episodes) {
         tapo_episode_stall es;

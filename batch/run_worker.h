@@ -57,6 +57,8 @@ typedef struct worker {
     tapo_report report;
     GString *stall_out, *flow_out, *episode_out;
     uint64_t stall_rows, flow_rows, episode_rows; /* rows in them, count */
+    GArray *stall_notes;              /* tapo_metrics_stall_note: stalls of those rows, counted when written
+                                         (--metrics); NULL: none */
     bool complete;                    /* every input read to its end */
     gint64 progress_start_us, progress_last_us;
     GHashTable *pending;              /* streaming: connections with stalls not yet written */
