@@ -96,6 +96,25 @@ static bool cause_of_key(const char *key, tapo_cause *cause)
     return false;
 }
 
+/* Stalled time by cause, keyed by cause_key: seconds (a flow's), or whole
+ * nanoseconds (the report's); causes without any left out. */
+static void by_cause_to_json(JsonBuilder *b, const char *name, const double *seconds, const int64_t *ns)
+{
+    json_builder_set_member_name(b, name);
+    json_builder_begin_object(b);
+    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
+        if (seconds ? seconds[c] == 0.0 : ns[c] == 0)
+            continue;
+        char *key = cause_key((tapo_cause)c);
+        if (seconds)
+            add_double(b, key, seconds[c]);
+        else
+            add_int(b, key, ns[c]);
+        g_free(key);
+    }
+    json_builder_end_object(b);
+}
+
 void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
 {
     json_builder_begin_object(b);
@@ -109,16 +128,7 @@ void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
         else
             add_double(b, col->name, v.number);
     }
-    json_builder_set_member_name(b, "stalled_time_by_cause_s");
-    json_builder_begin_object(b);
-    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
-        if (f->stalled_by_cause_s[c] == 0.0)
-            continue;
-        char *key = cause_key((tapo_cause)c);
-        add_double(b, key, f->stalled_by_cause_s[c]);
-        g_free(key);
-    }
-    json_builder_end_object(b);
+    by_cause_to_json(b, "stalled_time_by_cause_s", f->stalled_by_cause_s, NULL);
     json_builder_end_object(b);
 }
 
@@ -145,16 +155,7 @@ static void episode_to_json(JsonBuilder *b, const tapo_report_episode *re)
 static void times_to_json(JsonBuilder *b, const tapo_report *r)
 {
     add_int(b, "stalled_time_ns", r->stalled_ns);
-    json_builder_set_member_name(b, "stalled_time_by_cause_ns");
-    json_builder_begin_object(b);
-    for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
-        if (r->stalled_by_cause_ns[c] == 0)
-            continue;
-        char *key = cause_key((tapo_cause)c);
-        add_int(b, key, r->stalled_by_cause_ns[c]);
-        g_free(key);
-    }
-    json_builder_end_object(b);
+    by_cause_to_json(b, "stalled_time_by_cause_ns", NULL, r->stalled_by_cause_ns);
     json_builder_set_member_name(b, "whatif_saving_ns");
     json_builder_begin_object(b);
     for (int m = TAPO_MITIGATION_NONE + 1; m < TAPO_MITIGATION_COUNT; m++)

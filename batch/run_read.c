@@ -44,17 +44,23 @@ void worker_progress(worker *w, bool last)
     fflush(stderr);
 }
 
+/* An input could not be read (to its end): said once, by the first
+ * worker, with what happens next; the run is incomplete. */
+static void input_failed(worker *w, GError *error, const char *next)
+{
+    if (worker_speaks(w))
+        fprintf(stderr, "tapo: %s (%s)\n", error->message, next);
+    g_error_free(error);
+    w->complete = false;
+}
+
 /* Reads the next frame of an input; false at its end. */
 static bool read_next(worker *w, run_input *in)
 {
     GError *error = NULL;
     if (!tapo_capture_next(in->cap, &in->frame, &error)) {
-        if (error) {
-            if (worker_speaks(w))
-                fprintf(stderr, "tapo: %s (the run goes on with the next capture)\n", error->message);
-            g_error_free(error);
-            w->complete = false;
-        }
+        if (error)
+            input_failed(w, error, "the run goes on with the next capture");
         return false;
     }
     if (worker_speaks(w))
@@ -153,10 +159,7 @@ static bool open_input(worker *w, run_input *in, uint32_t index)
     in->name = w->sh->o->files[index];
     in->cap = tapo_capture_open(in->name, &error);
     if (!in->cap) {
-        if (worker_speaks(w))
-            fprintf(stderr, "tapo: %s (skipped)\n", error->message);
-        g_error_free(error);
-        w->complete = false;
+        input_failed(w, error, "skipped");
         return false;
     }
     if (worker_speaks(w))
