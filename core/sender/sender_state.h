@@ -120,7 +120,8 @@ typedef struct tapo_sender {
 /* What the connection knows about one of the sender's packets. */
 typedef struct tapo_send_context {
     double send_time_s;           /* when the sender sent the packet, sender time, seconds (the capture time at the sender) */
-    double srtt_s, rto_s;         /* the sender's estimates then, seconds */
+    tapo_opt_s srtt;              /* the sender's estimates then, seconds (SRTT: unknown without a sample) */
+    double rto_s;
     double rto_min_s;             /* the minimum RTO (preference), seconds */
     double silence_s;             /* sender time since the latest feedback it had received, seconds */
     double threshold_s;           /* stall threshold, seconds */
