@@ -172,7 +172,7 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
     tapo_send_context ctx = {
         .margin_s = g->on_clock.margin_s,
         .send_time_s = g->time_s,
-        .srtt_s = g->srtt_s,
+        .srtt = g->srtt,
         .rto_s = g->rto_s,
         .rto_min_s = cfg->rto_min_s,
         .silence_s = g->clock.silence_s,
@@ -187,7 +187,11 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
     if (tapo_sender_acked_unseen(&peer->tx, p))
         tapo_sender_peer_spoke(&self->tx);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
-    bool new_payload = p->payload_len > 0 && tx->new_data;
+    /* A request for the peer: payload it never had (new data, or the copy
+     * of an original lost on its way); a keep-alive, a window probe or the
+     * copy of what it acknowledged asks nothing. */
+    bool new_payload = p->payload_len > 0 && tx->kind != TAPO_TX_WINDOW_PROBE &&
+                       (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
     note_rtt(c, self, peer, p, rx, cfg);
 }
@@ -209,11 +213,12 @@ static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const
     memset(snap, 0, sizeof *snap);
     memset(&b->facts, 0, sizeof b->facts);
     snap->threshold_s = g->threshold_s;
-    snap->srtt_s = g->srtt_s;
+    snap->srtt = g->srtt;
     snap->rto_s = g->rto_s;
     snap->vantage = tapo_endpoint_vantage(e, other, cfg, &snap->vantage_basis);
-    snap->rtt_to_sender_s = g->distance.round_trip_now_s;
-    snap->rtt_to_receiver_s = other->turn.samples ? tapo_turn_recent(&other->turn) : 0.0;
+    snap->rtt_to_sender = g->distance.away && g->distance.known ? tapo_opt_s_of(g->distance.round_trip_now_s)
+                                                                : tapo_opt_s_none();
+    snap->rtt_to_receiver = other->turn.samples ? tapo_opt_s_of(tapo_turn_recent(&other->turn)) : tapo_opt_s_none();
     if (g->distance.away && g->distance.known)
         snap->inferred |= TAPO_INFERRED_PATH_RTT;
     tapo_sender_snapshot(&e->tx, snap, &b->facts);
@@ -327,17 +332,12 @@ static bool follow_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpo
     return true;
 }
 
-tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const tapo_config *cfg,
-                                     const tapo_record_pool *pool)
+/* What p tells before it reaches its endpoints: the ports, the capture's
+ * clock, the handshake, timestamps and hop counts; then the gap p ends for
+ * each endpoint as the sender. */
+static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
+                      const tapo_config *cfg, tapo_view_gap gaps[2])
 {
-    if (p->from != 0 && p->from != 1)
-        return NULL;
-    tapo_seen_packet seen = tapo_seen(p);
-    if (tapo_quirks_is_duplicate(&c->quirks, &seen))
-        return NULL;
-    tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[tapo_peer_of(p->from)];
-    if (!follow_handshake(c, self, peer, p, cfg))
-        return NULL;
     if (!c->has_prev) {
         self->port = p->src_port;
         peer->port = p->dst_port;
@@ -349,37 +349,40 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     note_timestamps(c, self, peer, p);
     if (tapo_hops_note(&self->hops, p->ttl))
         c->turn_version++;   /* the vantage may read otherwise */
-    tapo_view_gap gaps[2];
     for (int s = 0; s < 2; s++)
         tapo_view_gap_read(&c->ep[s], &c->ep[tapo_peer_of(s)], p, s == p->from, cfg, c->turn_version, &gaps[s]);
     tapo_view_gaps_settle(gaps, p, !c->has_prev, cfg);
-    const tapo_view_gap *own = &gaps[p->from];
-    tapo_acks_received acks = { 0 };
-    if (own->distance.away) {
-        place_late_sender_packet(self, p, own);
-        tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts,
-                                  p->tsecr, &acks);
+}
+
+/* A record for p when it may end a stall, with each candidate endpoint's
+ * state read before p changes it; NULL (most packets) when it cannot. */
+static tapo_stall_record *open_record(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
+                                      const tapo_acks_received *acks, const tapo_config *cfg,
+                                      const tapo_record_pool *pool, view_before before[2])
+{
+    if (!gaps[0].candidate && !gaps[1].candidate)
+        return NULL;
+    tapo_stall_record *rec = pool->get(pool->ctx);
+    memset(rec, 0, sizeof *rec);
+    rec->frame = p->frame;
+    for (int s = 0; s < 2; s++) {
+        if (!gaps[s].candidate)
+            continue;
+        read_before(c, s, &gaps[s], cfg, &before[s]);
+        if (s == p->from)
+            tapo_sender_snapshot_behind(&c->ep[s].tx, acks, &before[s].snap);
+        watch(&c->ep[s], &before[s], &rec->view[s]);
     }
-    /* Most packets can end no stall: nothing is read or kept for them. */
-    tapo_stall_record *rec = NULL;
-    view_before before[2];
-    if (gaps[0].candidate || gaps[1].candidate) {
-        rec = pool->get(pool->ctx);
-        memset(rec, 0, sizeof *rec);
-        rec->frame = p->frame;
-        for (int s = 0; s < 2; s++) {
-            if (!gaps[s].candidate)
-                continue;
-            read_before(c, s, &gaps[s], cfg, &before[s]);
-            if (s == p->from)
-                tapo_sender_snapshot_behind(&self->tx, &acks, &before[s].snap);
-            watch(&c->ep[s], &before[s], &rec->view[s]);
-        }
-    }
-    tapo_tx_info tx;
-    tapo_rx_info rx;
-    pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);
-    if (rec && build_views(c, p, gaps, before, &tx, &rx, cfg, rec)) {
+    return rec;
+}
+
+/* The record once p went through: kept with its sender chosen, or given
+ * back (NULL) when p ended no stall after all. */
+static tapo_stall_record *close_record(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
+                                       bool stalled, const tapo_config *cfg, const tapo_record_pool *pool,
+                                       tapo_stall_record *rec)
+{
+    if (stalled) {
         /* Chosen with p counted: the first byte of a response makes its
          * sender a data sender. */
         tapo_conv_summary sum;
@@ -387,13 +390,42 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         int sender = tapo_conv_sender(&sum, cfg, rec, &rec->sender_basis_at_packet);
         rec->sender_at_packet = (uint8_t)sender;
         watch_gap(c, p, gaps, rec);
-    } else if (rec) {
-        for (int s = 0; s < 2; s++)
-            if (gaps[s].candidate)
-                tapo_sender_unwatch(&c->ep[s].tx, &rec->view[s].facts_final);
-        pool->put(pool->ctx, rec);
-        rec = NULL;
+        return rec;
     }
+    for (int s = 0; s < 2; s++)
+        if (gaps[s].candidate)
+            tapo_sender_unwatch(&c->ep[s].tx, &rec->view[s].facts_final);
+    pool->put(pool->ctx, rec);
+    return NULL;
+}
+
+tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const tapo_config *cfg,
+                                     const tapo_record_pool *pool)
+{
+    if (p->from != 0 && p->from != 1)
+        return NULL;
+    tapo_seen_packet seen = tapo_seen(p);
+    if (tapo_quirks_is_duplicate(&c->quirks, &seen))
+        return NULL;
+    tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[tapo_peer_of(p->from)];
+    if (!follow_handshake(c, self, peer, p, cfg))
+        return NULL;
+    tapo_view_gap gaps[2];
+    read_gaps(c, self, peer, p, cfg, gaps);
+    const tapo_view_gap *own = &gaps[p->from];
+    tapo_acks_received acks = { 0 };
+    if (own->distance.away) {
+        place_late_sender_packet(self, p, own);
+        tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts,
+                                  p->tsecr, &acks);
+    }
+    view_before before[2];
+    tapo_stall_record *rec = open_record(c, p, gaps, &acks, cfg, pool, before);
+    tapo_tx_info tx;
+    tapo_rx_info rx;
+    pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);
+    if (rec)
+        rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     release_if_over(c, p);
     for (int s = 0; s < 2; s++)
         tapo_clock_note(&c->ep[s].clock, &gaps[s].on_clock);

@@ -24,7 +24,7 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
     };
     tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
     const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
-    g->srtt_s = rtt->srtt_s;
+    g->srtt = rtt->has_sample ? tapo_opt_s_of(rtt->srtt_s) : tapo_opt_s_none();
     g->rto_s = rtt->rto_s;
     g->threshold_s = tapo_rtt_stall_threshold(rtt, cfg->tau);
     tapo_opt_s last_tx = tapo_sender_last_tx(&sender->tx);

@@ -23,7 +23,7 @@ typedef struct tapo_view_gap {
     tapo_distance distance;       /* from the sender to the capture point, when the packet came */
     double time_s;                /* the packet on the sender's timeline, seconds */
     tapo_clock_packet on_clock;   /* the packet as the sender's clock sees it */
-    double srtt_s;                /* the sender's estimates at that time, seconds */
+    tapo_opt_s srtt;              /* the sender's estimates at that time, seconds (SRTT: unknown without a sample) */
     double rto_s;
     tapo_clock_reading clock;     /* the gap and the silence before it */
     double threshold_s;           /* min(tau x SRTT, RTO) then, seconds */

@@ -45,7 +45,8 @@ static bool is_delayed_ack(const tapo_verdict *v)
     if (v->cause != TAPO_CAUSE_PACKET_DELAY || snap->packets_out != 1 || snap->cur.dir != TAPO_DIR_IN ||
         !snap->cur.acks_all)
         return false;
-    double path_s = snap->rtt_to_receiver_s > 0.0 ? snap->rtt_to_receiver_s : snap->srtt_s;
+    double path_s = snap->rtt_to_receiver.known && snap->rtt_to_receiver.s > 0.0 ? snap->rtt_to_receiver.s
+                  : snap->srtt.known ? snap->srtt.s : 0.0;
     double held_s = v->duration_s - path_s;
     return held_s >= DELAYED_ACK_MIN_S && held_s <= DELAYED_ACK_MAX_S;
 }

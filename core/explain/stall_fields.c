@@ -287,10 +287,11 @@ static void connection_fields(const tapo_verdict *v, const tapo_conv_summary *su
         set_string(&out[TAPO_F_SENDER], tapo_role_name(v->sender_role));
     set_string(&out[TAPO_F_SENDER_BASIS], tapo_basis_name(v->sender_basis));
     set_uint(&out[TAPO_F_SENDER_PORT], sum->port[v->sender]);
-    if (s->rtt_to_sender_s > 0.0)
-        set_seconds(&out[TAPO_F_RTT_TO_SENDER], s->rtt_to_sender_s);
-    if (s->rtt_to_receiver_s > 0.0)
-        set_seconds(&out[TAPO_F_RTT_TO_RECEIVER], s->rtt_to_receiver_s);
+    /* A round trip within one tick of the capture's clock reads 0: not shown. */
+    if (s->rtt_to_sender.known && s->rtt_to_sender.s > 0.0)
+        set_seconds(&out[TAPO_F_RTT_TO_SENDER], s->rtt_to_sender.s);
+    if (s->rtt_to_receiver.known && s->rtt_to_receiver.s > 0.0)
+        set_seconds(&out[TAPO_F_RTT_TO_RECEIVER], s->rtt_to_receiver.s);
     if (s->inferred)
         set_string(&out[TAPO_F_INFERRED], inferred_line(s->inferred, inferred_buf));
 }
@@ -336,7 +337,7 @@ void tapo_stall_fields(const tapo_verdict *v, const tapo_conv_summary *sum, cons
     set_bool(&out[TAPO_F_RETRANSMISSION], v->retransmission);
     set_seconds(&out[TAPO_F_DURATION], v->duration_s);
     set_seconds(&out[TAPO_F_THRESHOLD], s->threshold_s);
-    set_seconds(&out[TAPO_F_SRTT], s->srtt_s);
+    set_seconds(&out[TAPO_F_SRTT], s->srtt.known ? s->srtt.s : 0.0);   /* 0: no sample (docs/fields.md) */
     set_seconds(&out[TAPO_F_RTO], s->rto_s);
     set_uint(&out[TAPO_F_PREV_FRAME], v->prev_frame);
     evidence_fields(v, out);

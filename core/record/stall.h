@@ -71,12 +71,12 @@ static inline bool tapo_cur_is_bare_ack(const tapo_cur *cur)
 
 typedef struct tapo_snapshot {
     double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
-    double srtt_s;                  /* seconds; 0 without a sample */
+    tapo_opt_s srtt;                /* seconds; unknown without a sample */
     double rto_s;                   /* seconds */
     tapo_vantage vantage;           /* where the capture was taken, relative to this sender */
     tapo_basis vantage_basis;       /* how that was decided */
-    double rtt_to_sender_s;         /* capture point -> sender -> capture point, seconds; 0 unknown */
-    double rtt_to_receiver_s;       /* capture point -> receiver -> capture point, seconds; 0 unknown */
+    tapo_opt_s rtt_to_sender;       /* capture point -> sender -> capture point, seconds (away from the sender) */
+    tapo_opt_s rtt_to_receiver;     /* capture point -> receiver -> capture point, seconds */
     unsigned inferred;              /* tapo_inferred bits: what the verdict relies on that the capture did not show */
     tapo_ca_state ca_state;
     uint32_t packets_out;           /* segments between snd_una and snd_nxt */

@@ -53,9 +53,9 @@ static unsigned timer_expiries(const tapo_retx_clues *c, double since_armed_s, b
 {
     double probes[3] = { 0.0, 0.0, 0.0 };
     unsigned schedules = 1;
-    if (c->open && c->srtt_s > 0.0) {
-        probes[schedules++] = fmin(2.0 * c->srtt_s, c->rto_s);
-        probes[schedules++] = fmin(2.0 * c->srtt_s + TAPO_PROBE_SINGLE_EXTRA_S, c->rto_s);
+    if (c->open && c->srtt.known && c->srtt.s > 0.0) {
+        probes[schedules++] = fmin(2.0 * c->srtt.s, c->rto_s);
+        probes[schedules++] = fmin(2.0 * c->srtt.s + TAPO_PROBE_SINGLE_EXTRA_S, c->rto_s);
     }
     unsigned best_k = 1;
     double best_error = INFINITY;

@@ -44,7 +44,7 @@ typedef struct tapo_retx_clues {
     uint32_t fast_signals;       /* signals that make a sender retransmit at once: 1 with SACK (RACK), else dupthres */
     double silence_s;            /* sender time since the latest feedback the sender had received, seconds */
     double threshold_s;          /* stall threshold, seconds */
-    double srtt_s;               /* seconds; 0 without a sample */
+    tapo_opt_s srtt;             /* seconds; unknown without a sample */
     double rto_s;                /* seconds */
     bool open;                   /* ca_state Open or Disorder */
     bool resends_last;           /* nothing was sent above the range */

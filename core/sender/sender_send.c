@@ -87,7 +87,7 @@ static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t l
     c->fast_signals = s->sack_seen ? 1 : s->dupthres;
     c->silence_s = ctx->silence_s;
     c->threshold_s = ctx->threshold_s;
-    c->srtt_s = ctx->srtt_s;
+    c->srtt = ctx->srtt;
     c->rto_s = ctx->rto_s;
     c->open = s->ca_state == TAPO_CA_OPEN || s->ca_state == TAPO_CA_DISORDER;
     c->resends_last = hi >= s->snd_nxt && s->unseen_beyond == 0;

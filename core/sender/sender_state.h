@@ -120,7 +120,8 @@ typedef struct tapo_sender {
 /* What the connection knows about one of the sender's packets. */
 typedef struct tapo_send_context {
     double send_time_s;           /* when the sender sent the packet, sender time, seconds (the capture time at the sender) */
-    double srtt_s, rto_s;         /* the sender's estimates then, seconds */
+    tapo_opt_s srtt;              /* the sender's estimates then, seconds (SRTT: unknown without a sample) */
+    double rto_s;
     double rto_min_s;             /* the minimum RTO (preference), seconds */
     double silence_s;             /* sender time since the latest feedback it had received, seconds */
     double threshold_s;           /* stall threshold, seconds */
@@ -229,6 +230,10 @@ void tapo_sender_resume(tapo_sender *s, uint64_t payload_bytes);
 
 /* The peer sent payload after the sender's last payload: a request waits. */
 bool tapo_sender_request_pending(const tapo_sender *s);
+
+/* Whether p's payload reaches above what the peer has acknowledged: data
+ * the peer never confirmed having, new to it even when p is a copy. */
+bool tapo_sender_unacked_payload(const tapo_sender *s, const tapo_packet *p);
 
 /* Whether p carries data the sender had sent before; *from and *to get
  * its range (stream offsets). */

@@ -13,7 +13,7 @@ static tapo_retx_clues clues(double silence_s, uint64_t signals)
 {
     tapo_retx_clues c = {
         .signals = signals, .fast_signals = 1, .silence_s = silence_s, .threshold_s = 0.2,
-        .srtt_s = 0.1, .rto_s = 0.3, .open = false, .resends_last = false, .above_una = false,
+        .srtt = { true, 0.1 }, .rto_s = 0.3, .open = false, .resends_last = false, .above_una = false,
         .since_tx_known = true, .since_tx_s = 0.05,
     };
     return c;

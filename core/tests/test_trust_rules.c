@@ -30,7 +30,7 @@ static void audit_case_init(audit_case *a, tapo_cause tree_cause)
 {
     memset(a, 0, sizeof *a);
     tapo_config_init_defaults(&a->cfg);
-    a->view.snap.srtt_s = 0.05;
+    a->view.snap.srtt = tapo_opt_s_of(0.05);
     a->view.snap.cur.payload = true;   /* data ended the stall */
     a->v.view = &a->view;
     a->v.cause = tree_cause;
@@ -106,7 +106,7 @@ static void test_confidence_follows_the_caveats(void)
     g_assert_true(a.v.caveats & TAPO_CAVEAT_BARE_ACK);
     /* packet-delay without an RTT sample: the gap may be no stall at all. */
     audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
-    a.view.snap.srtt_s = 0.0;
+    a.view.snap.srtt = tapo_opt_s_none();
     tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_RTT_SAMPLE);

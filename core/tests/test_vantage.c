@@ -172,10 +172,11 @@ static void test_receiver_side_round_trip(void)
     tapo_verdict v = tb_verdict(&b, pause, true);
     g_assert_cmpint(v.cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
     g_assert_cmpint(v.view->snap.vantage, ==, TAPO_VANTAGE_RECEIVER);
-    g_assert_cmpfloat_with_epsilon(v.view->snap.srtt_s, 0.1, 0.005);
+    g_assert_cmpfloat_with_epsilon(v.view->snap.srtt.s, 0.1, 0.005);
     g_assert_true(v.view->snap.inferred & TAPO_INFERRED_PATH_RTT);
-    g_assert_cmpfloat_with_epsilon(v.view->snap.rtt_to_sender_s, 0.1, 0.001);
-    g_assert_cmpfloat(v.view->snap.rtt_to_receiver_s, <, 0.001);
+    g_assert_cmpfloat_with_epsilon(v.view->snap.rtt_to_sender.s, 0.1, 0.001);
+    g_assert_true(v.view->snap.rtt_to_receiver.known);
+    g_assert_cmpfloat(v.view->snap.rtt_to_receiver.s, <, 0.001);
     tb_free(&b);
 
     /* Forced to the sender's vantage, the client's 50 us answers become the

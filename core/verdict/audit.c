@@ -71,7 +71,7 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
     /* A SYN or SYN-ACK resent by its timer is a stall whatever the
      * threshold, and what it says is plain: no answer came. */
     bool handshake_retry = snap->cur.handshake_retransmission;
-    if (snap->srtt_s <= 0.0 && !handshake_retry)
+    if (!snap->srtt.known && !handshake_retry)
         c |= TAPO_CAVEAT_NO_RTT_SAMPLE;
     if (!v->sender_role_known)
         c |= TAPO_CAVEAT_NO_HANDSHAKE;
