@@ -7,11 +7,14 @@ configuration folder.
 """
 
 import glob
+import json
 import os
 import pwd
 import shutil
 import subprocess
 import tempfile
+import time
+import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("TAPO_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -99,8 +102,23 @@ def installed_plugin_dir():
     return _installed
 
 
+def _log(args, plugin):
+    """With TAPO_TSHARK_LOG set, appends one JSON line per tshark command
+    (the calling test module, its arguments, the plugin folder) to that file:
+    a census of what the suite runs, to find the duplicates."""
+    path = os.environ.get("TAPO_TSHARK_LOG")
+    if not path:
+        return
+    caller = next((os.path.basename(f.filename) for f in reversed(traceback.extract_stack())
+                   if os.path.basename(f.filename).startswith("test_")), "?")
+    with open(path, "a") as log:
+        log.write(json.dumps({"time": time.time(), "caller": caller, "args": list(args),
+                              "plugin": plugin}) + "\n")
+
+
 def command(args, plugin_dir_override=None):
     """The argv that runs tshark with the build-tree plugin."""
+    _log(args, plugin_dir_override or "build")
     env = ["env", "HOME=" + config_dir(), "WIRESHARK_CONFIG_DIR=" + config_dir(),
            "WIRESHARK_PLUGIN_DIR=" + (plugin_dir_override or plugin_dir())]
     argv = env + ["tshark"] + list(args)
