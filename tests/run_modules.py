@@ -19,8 +19,10 @@ The locks are TAPO_LOCK_DIR/tapo-lab.lock and tapo-gui.lock (default
 /tmp, where the team's manual runs take them too).  A worker waiting for a
 lock runs another module meanwhile.  The lab's endpoints must get the CPU
 when their packets come (a server that waits for it looks like a
-resource-constraint stall), so the modules that need neither resource run
-at a lower priority (nice NICE_OTHERS): they use what the lab leaves.
+resource-constraint stall), and the GUI its screenshots in time: while a
+module that needs a resource runs, the others run at a lower priority
+(nice NICE_OTHERS, each module in a process group of its own), using what
+it leaves.
 
 The modules share one tshark cache (tshark_cache.py) for the run: a
 folder made here unless TAPO_TSHARK_CACHE names one.  Modules start
@@ -102,7 +104,18 @@ class Job:
         self.started = time.monotonic()
         self.proc = subprocess.Popen([sys.executable, "-m", "unittest", "-v", self.module], cwd=HERE,
                                      stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     preexec_fn=None if self.needs else lambda: os.nice(NICE_OTHERS))
+                                     start_new_session=True)
+        self.nice = 0
+
+    def renice(self, nice):
+        """Sets the priority of the module's processes (raising it back
+        needs root: otherwise it stays lowered)."""
+        if nice != self.nice and self.proc.poll() is None:
+            try:
+                os.setpriority(os.PRIO_PGRP, self.proc.pid, nice)
+                self.nice = nice
+            except OSError:
+                pass
 
     def done(self):
         if self.proc.poll() is None:
@@ -130,7 +143,7 @@ def main():
     parser.add_argument("modules", nargs="*")
     args = parser.parse_args()
     modules = args.modules or sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(HERE, "test_*.py")))
-    times = past_times() or KNOWN_ORDER
+    times = dict(KNOWN_ORDER, **past_times())
     modules.sort(key=lambda m: -times.get(m, 0.0))
 
     own_cache = None
@@ -159,10 +172,13 @@ def main():
                 pending.remove(ready)
                 ready.start()
                 running.append(ready)
+            favoured = any(j.needs for j in running)
+            for job in running:
+                job.renice(NICE_OTHERS if favoured and not job.needs else 0)
             time.sleep(0.2)
     finally:
         for job in running:
-            job.proc.kill()
+            os.killpg(job.proc.pid, 9)
         if own_cache:
             shutil.rmtree(own_cache, ignore_errors=True)
     wall = time.monotonic() - began
@@ -177,12 +193,12 @@ def main():
         print("  %-24s %-7s %4d tests %7.1f s  %s" % (job.module, "ok" if ok else "FAILED", ran, job.seconds, said))
     print("Ran %d tests in %d modules in %.0f s: %s" % (
         total, len(finished), wall, "FAILED: " + " ".join(failed) if failed else "all passed"))
-    if not args.modules or len(args.modules) > 1:
-        try:
-            with open(TIMES, "w") as f:
-                json.dump({j.module: round(j.seconds, 1) for j in finished}, f, indent=1, sort_keys=True)
-        except OSError:
-            pass
+    try:
+        kept = dict(past_times(), **{j.module: round(j.seconds, 1) for j in finished})
+        with open(TIMES, "w") as f:
+            json.dump(kept, f, indent=1, sort_keys=True)
+    except OSError:
+        pass
     shutil.rmtree(log_dir, ignore_errors=True)
     return 1 if failed or len(finished) != len(modules) else 0
 
