@@ -18,7 +18,7 @@
 
 #include <glib.h>
 
-#include "episodes.h"
+#include "incidents/episodes.h"
 #include "rows.h"
 
 typedef struct tapo_episode_stream tapo_episode_stream;

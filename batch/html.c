@@ -17,7 +17,7 @@
 
 #include "html_chart_js.h"
 #include "html_page.h"
-#include "vocabulary.h"
+#include "base/vocabulary.h"
 
 #define SCRIPTS_MARKER "<!--TAPO-SCRIPTS-->"
 

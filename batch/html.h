@@ -27,7 +27,7 @@
 
 #include <glib.h>
 
-#include "decode.h"
+#include "wire/decode.h"
 #include "report.h"
 
 #define TAPO_HTML_TIMELINE_CONNECTIONS 100   /* connections drawn on the timeline, count */

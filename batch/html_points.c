@@ -6,9 +6,9 @@
 
 #include <string.h>
 
-#include "capture.h"
-#include "decode.h"
-#include "endpoints.h"
+#include "capture/capture.h"
+#include "wire/decode.h"
+#include "wire/endpoints.h"
 
 /* A sequence number unwrapped to 64 bits around the latest one seen, so
  * that a graph crosses 2^32 and goes below the first number seen. */

@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 
 #define TAPO_LIVE_SNAPLEN 256          /* bytes kept of each frame: every TCP/IP header fits */
 #define TAPO_LIVE_TIMEOUT_MS 200       /* longest wait for a packet before the command looks up */

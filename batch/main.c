@@ -24,7 +24,7 @@
 
 #include <glib.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 #include "config_file.h"
 #include "html_points.h"
 #include "live.h"

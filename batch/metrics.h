@@ -27,8 +27,8 @@
 
 #include <glib.h>
 
-#include "episodes.h"
-#include "stall.h"
+#include "incidents/episodes.h"
+#include "record/stall.h"
 
 typedef struct tapo_metrics tapo_metrics;
 

@@ -19,11 +19,11 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "breakdown.h"
-#include "episodes.h"
+#include "explain/breakdown.h"
+#include "incidents/episodes.h"
 #include "sketch.h"
-#include "vocabulary.h"
-#include "whatif.h"
+#include "base/vocabulary.h"
+#include "explain/whatif.h"
 
 #define TAPO_REPORT_WORST_FLOWS 20    /* flows listed in the report, count */
 

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "stall_fields.h"
+#include "explain/stall_fields.h"
 
 static const char *const place_columns[] = {
     "file", "frame.number", "frame.time_epoch", "src", "srcport", "dst", "dstport", "tapo.conn", "sender",

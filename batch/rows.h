@@ -12,11 +12,11 @@
 
 #include <glib.h>
 
-#include "conversation.h"
-#include "episodes.h"
+#include "connection/conversation.h"
+#include "incidents/episodes.h"
 #include "report.h"
-#include "roles.h"
-#include "stall.h"
+#include "roles/roles.h"
+#include "record/stall.h"
 
 typedef enum {
     TAPO_ROWS_CSV,

@@ -26,22 +26,23 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "run.h"
+#include "base/endpoint_pair.h"
 
 #include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "advice.h"
-#include "capture.h"
-#include "connection_table.h"
-#include "decode.h"
-#include "episode_stalls.h"
+#include "explain/advice.h"
+#include "capture/capture.h"
+#include "table/connection_table.h"
+#include "wire/decode.h"
+#include "table/episode_stalls.h"
 #include "episode_stream.h"
 #include "live.h"
-#include "stall_fields.h"
-#include "verdict.h"
-#include "whatif.h"
+#include "explain/stall_fields.h"
+#include "verdict/verdict.h"
+#include "explain/whatif.h"
 
 #define OUTPUT_FLUSH_BYTES 65536      /* a worker's output is written past this, bytes */
 #define MESSAGES_PER_FILE 5           /* undecodable frames reported one by one, count */
@@ -143,9 +144,9 @@ static void write_stall(worker *w, const tapo_connection *c, const tapo_conn_sta
         .src = src, .dst = dst, .conn = c->start.frame, .sender = names.name[v->sender], .names = &names,
     };
     /* The packet's own direction: from the sender, or to it. */
-    int from = v->view->snap.cur.dir == TAPO_DIR_OUT ? v->sender : 1 - v->sender;
+    int from = v->view->snap.cur.dir == TAPO_DIR_OUT ? v->sender : tapo_peer_of(v->sender);
     tapo_endpoint_address(&c->id.first, from, src, &place.sport);
-    tapo_endpoint_address(&c->id.first, 1 - from, dst, &place.dport);
+    tapo_endpoint_address(&c->id.first, tapo_peer_of(from), dst, &place.dport);
     tapo_rows_stall(w->stall_out, w->sh->o->format, &place, v, &c->summary, &w->sh->o->cfg);
     w->stall_rows++;
     flush(w, false);
@@ -159,7 +160,7 @@ static void stall_decided(worker *w, tapo_connection *c, const tapo_conn_stall *
     if (w->sh->o->metrics) {
         tapo_basis basis;
         int client = tapo_conv_client(&c->summary, &basis);
-        char *server = tapo_endpoint_text(&c->id.first, 1 - client);
+        char *server = tapo_endpoint_text(&c->id.first, tapo_peer_of(client));
         tapo_metrics_stall(w->sh->o->metrics, v, server);
         g_free(server);
     }
@@ -199,11 +200,11 @@ static tapo_flow_row *flow_row(const worker *w, const tapo_connection *c)
     tapo_basis basis;
     int client = tapo_conv_client(&c->summary, &basis);
     row->client = tapo_endpoint_text(&c->id.first, client);
-    row->server = tapo_endpoint_text(&c->id.first, 1 - client);
+    row->server = tapo_endpoint_text(&c->id.first, tapo_peer_of(client));
     row->start_s = c->start.epoch_s;
     row->duration_s = c->last.rel_s - c->start.rel_s;
     row->bytes_to_server = c->bytes[client];
-    row->bytes_to_client = c->bytes[1 - client];
+    row->bytes_to_client = c->bytes[tapo_peer_of(client)];
     return row;
 }
 
@@ -288,7 +289,8 @@ static void connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
 
 /* ---- streaming ------------------------------------------------------------- */
 
-/* Writes the rows of c's stalls whose settle time has passed at clock_s;
+/* Writes the rows of c's stalls that are settled, or whose settle time has
+ * passed at clock_s (in order: a row waits for the rows before it);
  * true when none is left to write. */
 static bool write_settled(worker *w, tapo_connection *c, double clock_s)
 {
@@ -298,7 +300,9 @@ static bool write_settled(worker *w, tapo_connection *c, double clock_s)
         tapo_table_summary(c);
     while (c->stalls && c->rows_written < c->stalls->len) {
         const tapo_conn_stall *s = c->stalls->pdata[c->rows_written];
-        if (s->place.clock_s > clock_s - o->settle_s)
+        /* Written once settled (nothing later can change it), or once its
+         * settle time has passed, whichever comes first. */
+        if (!(o->settle_s > 0.0 && tapo_record_settled(&s->rec)) && s->place.clock_s > clock_s - o->settle_s)
             return false;
         tapo_verdict v;
         /* With a settle time, hindsight over it; without, the verdict known

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "base/config.h"
 #include "html.h"
 #include "memory_cap.h"
 #include "metrics.h"

@@ -5,7 +5,7 @@
 --
 -- Wireshark's Lua cannot name the file it has open; the TAPO C plugin
 -- can, and puts its path in the environment variable TAPO_CAPTURE_FILE of
--- the Wireshark process (plugin/epan/packet-tapo.h).  tapo reads that file
+-- the Wireshark process (plugin/packet-tapo.h).  tapo reads that file
 -- itself (every format and link type Wireshark reads), with the plugin's
 -- current preferences; the report goes to TMPDIR (or /tmp) as
 -- <capture>-tapo-report.html, and nothing else is left there.  $TAPO_BIN

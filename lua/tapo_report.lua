@@ -25,7 +25,7 @@ M.CSV_COLUMNS = { "stream", "first_frame", "client", "server", "start_s", "durat
                   "handshake_stalls", "teardown_stalls", "whatif_saving_s", "idle_time_s" }
 
 -- Clients bind ephemeral ports (RFC 6335, Linux's ip_local_port_range);
--- services listen below 1024: the plugin's rules (plugin/analysis/roles.c).
+-- services listen below 1024: the plugin's rules (core/roles/roles.c).
 local EPHEMERAL_PORT_MIN, SYSTEM_PORT_END = 32768, 1024
 
 -- Without a handshake, which of two ports is the server's: 1 (the first),

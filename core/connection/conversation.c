@@ -1,0 +1,454 @@
+/* conversation.c: one packet, one pass through the connection's two
+ * endpoints.
+ *
+ * For each packet: drop it if the capture saw it twice; a SYN with a new
+ * initial sequence number may start the connection over; the handshake and
+ * the TCP timestamps measure turnarounds; the gap it ends is read on both
+ * endpoints' timelines; where the gap may be a stall, the sender state is
+ * read before the packet changes it; the packet goes through its sender
+ * and its receiver once; and each possible stall is built from what was
+ * read before and what the packet was (stall_build.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "connection/conversation.h"
+#include "base/endpoint_pair.h"
+
+#include <string.h>
+
+#include "roles/sender_choice.h"
+#include "connection/stall_build.h"
+#include "connection/stall_gap.h"
+
+static tapo_stall_record *heap_get(void *ctx)
+{
+    (void)ctx;
+    return g_new(tapo_stall_record, 1);
+}
+
+static void heap_put(void *ctx, tapo_stall_record *rec)
+{
+    (void)ctx;
+    g_free(rec);
+}
+
+const tapo_record_pool tapo_heap_records = { heap_get, heap_put, NULL };
+
+void tapo_conv_init(tapo_conv *c, const tapo_config *cfg)
+{
+    memset(c, 0, sizeof *c);
+    tapo_endpoint_init(&c->ep[0], cfg);
+    tapo_endpoint_init(&c->ep[1], cfg);
+    c->turn_version = 1;   /* the endpoints' distances (version 0) are not measured yet */
+}
+
+void tapo_conv_destroy(tapo_conv *c)
+{
+    tapo_endpoint_destroy(&c->ep[0]);
+    tapo_endpoint_destroy(&c->ep[1]);
+}
+
+/* A new connection on the same ports (port reuse after TIME-WAIT, a server
+ * that restarted and answers a retried SYN): everything starts over but
+ * the events; the records of the old connection stay as they are. */
+static void restart(tapo_conv *c, const tapo_config *cfg)
+{
+    tapo_conv_events events = c->events;
+    events.restarts++;
+    tapo_conv_destroy(c);
+    tapo_conv_init(c, cfg);
+    c->events = events;
+}
+
+/* The responder's side starts over: a later SYN-ACK replaces the first. */
+static void restart_sender(tapo_endpoint *e, const tapo_config *cfg)
+{
+    tapo_sender_destroy(&e->tx);
+    tapo_sender_init(&e->tx);
+    tapo_rtt_init(&e->rtt, cfg->rto_initial_s);
+}
+
+tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config *cfg,
+                               tapo_basis *basis)
+{
+    return tapo_endpoint_vantage(&c->ep[sender], &c->ep[tapo_peer_of(sender)], cfg, basis);
+}
+
+/* ---- turnarounds and RTT samples -------------------------------------- */
+
+static void add_turnaround(tapo_conv *c, tapo_endpoint *e, double sample_s, tapo_turn_kind kind)
+{
+    if (tapo_turn_add(&e->turn, sample_s, kind))
+        c->turn_version++;   /* the endpoints' distances are to be measured again */
+}
+
+/* The handshake's turnarounds; and the initiator's first RTT sample, taken
+ * from its SYN before the capture point's distance to it was known: once
+ * the ACK of the SYN-ACK measures that, the SYN's round trip is the whole
+ * handshake as seen here, Wireshark's initial RTT. */
+static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
+                           const tapo_packet *p, const tapo_config *cfg)
+{
+    tapo_handshake_timing timing;
+    tapo_handshake_note(&c->handshake, p, &timing);
+    if (timing.turnaround)
+        add_turnaround(c, self, timing.turnaround_s, TAPO_TURN_HANDSHAKE);
+    if (timing.syn_ack_unseen) {
+        /* One direction only: the handshake's round trip is the path's,
+         * both endpoints' first sample. */
+        for (int e = 0; e < 2; e++)
+            if (c->ep[e].rtt.samples == 0)
+                tapo_rtt_sample(&c->ep[e].rtt, timing.syn_round_trip_s, cfg->rto_min_s);
+        return;
+    }
+    tapo_basis basis;
+    if (!timing.syn_round_trip || self->rtt.samples != 1 ||
+        tapo_endpoint_vantage(self, peer, cfg, &basis) == TAPO_VANTAGE_SENDER)
+        return;
+    tapo_rtt_init(&self->rtt, cfg->rto_initial_s);
+    memset(&self->rtt_history, 0, sizeof self->rtt_history);
+    tapo_rtt_sample(&self->rtt, timing.syn_round_trip_s, cfg->rto_min_s);
+}
+
+/* Call before p updates the senders: whether p answers a pending request
+ * (the head of a response) decides whether its echo is a clean sample. */
+static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
+                            const tapo_packet *p)
+{
+    if (!p->header_valid || !p->has_timestamps)
+        return;
+    tapo_ts_sent(&self->ts, p->tsval, p->time_s);
+    tapo_ts_clock_note(&self->ts_clock, p->tsval, p->time_s);
+    double turnaround;
+    if (!(p->flags & TAPO_TCP_ACK) || !tapo_ts_echo(&self->ts, &peer->ts, p->tsecr, p->time_s, &turnaround))
+        return;
+    /* A probe, a keep-alive or a retransmission answers a timer, not the
+     * packet it echoes. */
+    int64_t from, to;
+    if (p->keep_alive || p->zero_window_probe || tapo_sender_resends(&self->tx, p, &from, &to))
+        return;
+    bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
+    add_turnaround(c, self, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN);
+}
+
+/* An ACK from p's sender (self) of its peer's data: a turnaround of self,
+ * and an RTT sample of the peer on its own timeline, when that is known. */
+static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
+                     const tapo_rx_info *rx, const tapo_config *cfg)
+{
+    if (!rx->rtt_valid)
+        return;
+    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, TAPO_TURN_CLEAN);
+    const tapo_distance *d = tapo_endpoint_distance(peer, self, cfg, c->turn_version);
+    if (!d->known)
+        return;
+    double sent = rx->rtt_tx_time_s;
+    if (d->away && rx->rtt_seen_s - sent <= 0.0)
+        sent = rx->rtt_seen_s - d->round_trip_min_s;   /* placed before the distance was known */
+    tapo_rtt_history_note(&peer->rtt_history, &peer->rtt, p->time_s, rx->rtt_from, rx->rtt_to);
+    tapo_rtt_sample(&peer->rtt, p->time_s - sent, cfg->rto_min_s);
+}
+
+/* Away from the sender, its packet p can be seen after receiver packets
+ * that reached it later.  Put right what those decided too early: a stall
+ * they ended whose gap p falls in (hindsight), and RTT samples they gave
+ * for data p resends, which break Karn's rule. */
+static void place_late_sender_packet(tapo_endpoint *self, const tapo_packet *p, const tapo_view_gap *g)
+{
+    tapo_sender_sent_at(&self->tx, g->time_s, p->frame, g->on_clock.margin_s);
+    int64_t from, to;
+    if (tapo_sender_resends(&self->tx, p, &from, &to))
+        tapo_rtt_history_rewind(&self->rtt_history, &self->rtt, g->time_s, from, to);
+}
+
+/* ---- the packet through both endpoints -------------------------------- */
+
+/* p goes through its sender (self) and its receiver (peer), once. */
+static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
+                        const tapo_view_gap gaps[2], const tapo_config *cfg, tapo_tx_info *tx,
+                        tapo_rx_info *rx)
+{
+    const tapo_view_gap *g = &gaps[p->from];
+    tapo_send_context ctx = {
+        .margin_s = g->on_clock.margin_s,
+        .send_time_s = g->time_s,
+        .srtt = g->srtt,
+        .rto_s = g->rto_s,
+        .rto_min_s = cfg->rto_min_s,
+        .silence_s = g->clock.silence_s,
+        .threshold_s = g->threshold_s,
+        .away = g->distance.away,
+        .at_receiver = g->distance.at_receiver,
+        .unseen_packets = tapo_endpoint_count_unseen(self, p, cfg->rto_min_s),
+    };
+    tapo_endpoint_note_peer_packet(peer);
+    /* p acknowledging the peer's data the capture never saw (one direction
+     * only): its sender heard the peer speak before it sent p. */
+    if (tapo_sender_acked_unseen(&peer->tx, p))
+        tapo_sender_peer_spoke(&self->tx);
+    tapo_sender_on_send(&self->tx, p, &ctx, tx);
+    /* A request for the peer: payload it never had (new data, or the copy
+     * of an original lost on its way); a keep-alive, a window probe or the
+     * copy of what it acknowledged asks nothing. */
+    bool new_payload = p->payload_len > 0 && tx->kind != TAPO_TX_WINDOW_PROBE &&
+                       (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
+    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
+    note_rtt(c, self, peer, p, rx, cfg);
+}
+
+/* ---- possible stalls -------------------------------------------------- */
+
+/* What a possible stall of endpoint s's view is built from, read before p
+ * changes anything. */
+typedef struct view_before {
+    tapo_snapshot snap;
+    tapo_facts facts;
+} view_before;
+
+static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const tapo_config *cfg,
+                        view_before *b)
+{
+    const tapo_endpoint *e = &c->ep[s], *other = &c->ep[tapo_peer_of(s)];
+    tapo_snapshot *snap = &b->snap;
+    memset(snap, 0, sizeof *snap);
+    memset(&b->facts, 0, sizeof b->facts);
+    snap->threshold_s = g->threshold_s;
+    snap->srtt = g->srtt;
+    snap->rto_s = g->rto_s;
+    snap->vantage = tapo_endpoint_vantage(e, other, cfg, &snap->vantage_basis);
+    snap->rtt_to_sender = g->distance.away && g->distance.known ? tapo_opt_s_of(g->distance.round_trip_now_s)
+                                                                : tapo_opt_s_none();
+    snap->rtt_to_receiver = other->turn.samples ? tapo_opt_s_of(tapo_turn_recent(&other->turn)) : tapo_opt_s_none();
+    if (g->distance.away && g->distance.known)
+        snap->inferred |= TAPO_INFERRED_PATH_RTT;
+    tapo_sender_snapshot(&e->tx, snap, &b->facts);
+    snap->clock_trouble = c->events.time_backwards || c->events.time_jumps;
+    snap->handshake_open = c->handshake.syn_seen && !c->handshake.acked &&
+                           tapo_sender_payload_bytes(&e->tx) == 0 && tapo_sender_payload_bytes(&other->tx) == 0;
+    snap->closing = c->rst_seen || tapo_sender_fin_sent(&e->tx) || tapo_sender_fin_sent(&other->tx);
+    b->facts.duration_s = g->clock.gap_s;
+    b->facts.prev_frame = g->clock.prev_frame;
+    b->facts.revoked = false;
+}
+
+/* Hindsight revises the final facts of the record from now on. */
+static void watch(tapo_endpoint *e, const view_before *b, tapo_stall_view *view)
+{
+    view->facts_final = b->facts;
+    view->facts_final.had_more_data = false;   /* until new data shows otherwise */
+    tapo_sender_watch(&e->tx, &view->facts_final, b->snap.window_closed_frame != 0);
+}
+
+/* Builds the views of the possible stall from what was read before p and
+ * what p was; true when p ends a stall for either endpoint. */
+static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
+                        const view_before before[2], const tapo_tx_info *tx, const tapo_rx_info *rx,
+                        const tapo_config *cfg, tapo_stall_record *rec)
+{
+    bool stalled = false;
+    for (int s = 0; s < 2; s++) {
+        if (!gaps[s].candidate)
+            continue;
+        tapo_endpoint *e = &c->ep[s];
+        tapo_cur_input cur = {
+            .own = s == p->from, .tx = tx, .payload = p->payload_len > 0,
+            .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
+            .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
+            .reveals_data = s != p->from && rx->revealed_bytes > 0,
+            .revealed_bytes = s != p->from ? rx->revealed_bytes : 0,
+            .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
+            .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
+            .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
+            .since_tx_s = gaps[s].since_tx_s, .rto_min_s = cfg->rto_min_s,
+        };
+        tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
+        if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
+            tapo_sender_watch_cur(&e->tx, tx);
+        if (cur.own)
+            tapo_sender_watch_sent(&e->tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst);
+        stalled = stalled || rec->view[s].stalled;
+    }
+    return stalled;
+}
+
+/* A stall that a receiver packet ended: a sender packet seen later may
+ * turn out to have been sent inside its gap (hindsight). */
+static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
+                      tapo_stall_record *rec)
+{
+    int s = tapo_peer_of(p->from);
+    tapo_stall_view *view = &rec->view[s];
+    /* A stall the receiver's own timer ended (its SYN or data resent)
+     * is that timer's, wherever the sender's packets fall. */
+    bool receivers_timer = view->snap.cur.handshake_retransmission || view->snap.cur.receiver_retransmission;
+    if (view->stalled && !receivers_timer)
+        tapo_sender_watch_gap(&c->ep[s].tx, &view->facts_final, gaps[s].time_s - gaps[s].clock.gap_s,
+                              gaps[s].time_s, view->snap.threshold_s);
+}
+
+/* ---- the connection's life --------------------------------------------- */
+
+bool tapo_conv_is_over(const tapo_conv *c)
+{
+    return c->rst_seen || (tapo_sender_finished(&c->ep[0].tx) && tapo_sender_finished(&c->ep[1].tx));
+}
+
+/* Once the connection is over, free the per-flow containers (state stays
+ * bounded on long captures of many flows), but not while hindsight still
+ * waits on a sender's stalls after a close: the D-SACK of a last copy
+ * comes with the final ACKs, after its ACK (the table drops the state
+ * after its grace period in any case).  After a reset nothing more comes. */
+static void release_if_over(tapo_conv *c, const tapo_packet *p)
+{
+    if (p->header_valid && (p->flags & TAPO_TCP_RST))
+        c->rst_seen = true;
+    else if (p->header_valid && (p->flags & TAPO_TCP_SYN))
+        c->rst_seen = false;   /* a SYN retried after a reset refused it: the handshake starts again */
+    if (!tapo_conv_is_over(c))
+        return;
+    for (int e = 0; e < 2; e++)
+        if (c->rst_seen || !tapo_sender_watching(&c->ep[e].tx))
+            tapo_sender_release(&c->ep[e].tx);
+}
+
+/* What a SYN with another initial sequence number does; false: p belongs
+ * to another connection and changes nothing here. */
+static bool follow_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
+                             const tapo_packet *p, const tapo_config *cfg)
+{
+    switch (tapo_handshake_classify(&c->handshake, &self->tx, &peer->tx, p)) {
+    case TAPO_HANDSHAKE_NEW_CONNECTION:
+        restart(c, cfg);
+        return true;
+    case TAPO_HANDSHAKE_NEW_ANSWER:
+        restart_sender(self, cfg);
+        return true;
+    case TAPO_HANDSHAKE_STRAY:
+        c->events.strays++;
+        return false;
+    case TAPO_HANDSHAKE_SAME:
+        break;
+    }
+    return true;
+}
+
+/* What p tells before it reaches its endpoints: the ports, the capture's
+ * clock, the handshake, timestamps and hop counts; then the gap p ends for
+ * each endpoint as the sender. */
+static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
+                      const tapo_config *cfg, tapo_view_gap gaps[2])
+{
+    if (!c->has_prev) {
+        self->port = p->src_port;
+        peer->port = p->dst_port;
+    }
+    tapo_quirks_note_time(&c->quirks, p, &c->events);
+    /* p's own turnaround first: a SYN-ACK tells how far the capture point
+     * is from its sender before it is placed on that sender's timeline. */
+    note_handshake(c, self, peer, p, cfg);
+    note_timestamps(c, self, peer, p);
+    if (tapo_hops_note(&self->hops, p->ttl))
+        c->turn_version++;   /* the vantage may read otherwise */
+    for (int s = 0; s < 2; s++)
+        tapo_view_gap_read(&c->ep[s], &c->ep[tapo_peer_of(s)], p, s == p->from, cfg, c->turn_version, &gaps[s]);
+    tapo_view_gaps_settle(gaps, p, !c->has_prev, cfg);
+}
+
+/* A record for p when it may end a stall, with each candidate endpoint's
+ * state read before p changes it; NULL (most packets) when it cannot. */
+static tapo_stall_record *open_record(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
+                                      const tapo_acks_received *acks, const tapo_config *cfg,
+                                      const tapo_record_pool *pool, view_before before[2])
+{
+    if (!gaps[0].candidate && !gaps[1].candidate)
+        return NULL;
+    tapo_stall_record *rec = pool->get(pool->ctx);
+    memset(rec, 0, sizeof *rec);
+    rec->frame = p->frame;
+    for (int s = 0; s < 2; s++) {
+        if (!gaps[s].candidate)
+            continue;
+        read_before(c, s, &gaps[s], cfg, &before[s]);
+        if (s == p->from)
+            tapo_sender_snapshot_behind(&c->ep[s].tx, acks, &before[s].snap);
+        watch(&c->ep[s], &before[s], &rec->view[s]);
+    }
+    return rec;
+}
+
+/* The record once p went through: kept with its sender chosen, or given
+ * back (NULL) when p ended no stall after all. */
+static tapo_stall_record *close_record(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
+                                       bool stalled, const tapo_config *cfg, const tapo_record_pool *pool,
+                                       tapo_stall_record *rec)
+{
+    if (stalled) {
+        /* Chosen with p counted: the first byte of a response makes its
+         * sender a data sender. */
+        tapo_conv_summary sum;
+        tapo_conv_summarize(c, &sum);
+        int sender = tapo_conv_sender(&sum, cfg, rec, &rec->sender_basis_at_packet);
+        rec->sender_at_packet = (uint8_t)sender;
+        watch_gap(c, p, gaps, rec);
+        return rec;
+    }
+    for (int s = 0; s < 2; s++)
+        if (gaps[s].candidate)
+            tapo_sender_unwatch(&c->ep[s].tx, &rec->view[s].facts_final);
+    pool->put(pool->ctx, rec);
+    return NULL;
+}
+
+tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const tapo_config *cfg,
+                                     const tapo_record_pool *pool)
+{
+    if (p->from != 0 && p->from != 1)
+        return NULL;
+    tapo_seen_packet seen = tapo_seen(p);
+    if (tapo_quirks_is_duplicate(&c->quirks, &seen))
+        return NULL;
+    tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[tapo_peer_of(p->from)];
+    if (!follow_handshake(c, self, peer, p, cfg))
+        return NULL;
+    tapo_view_gap gaps[2];
+    read_gaps(c, self, peer, p, cfg, gaps);
+    const tapo_view_gap *own = &gaps[p->from];
+    tapo_acks_received acks = { 0 };
+    if (own->distance.away) {
+        place_late_sender_packet(self, p, own);
+        tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts,
+                                  p->tsecr, &acks);
+    }
+    view_before before[2];
+    tapo_stall_record *rec = open_record(c, p, gaps, &acks, cfg, pool, before);
+    tapo_tx_info tx;
+    tapo_rx_info rx;
+    pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);
+    if (rec)
+        rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
+    release_if_over(c, p);
+    for (int s = 0; s < 2; s++)
+        tapo_clock_note(&c->ep[s].clock, &gaps[s].on_clock);
+    tapo_quirks_remember(&c->quirks, &seen);
+    c->has_prev = true;
+    return rec;
+}
+
+void tapo_conv_summarize(const tapo_conv *c, tapo_conv_summary *sum)
+{
+    for (int e = 0; e < 2; e++) {
+        sum->payload_bytes[e] = tapo_sender_payload_bytes(&c->ep[e].tx);
+        sum->port[e] = c->ep[e].port;
+    }
+    sum->initiator = c->handshake.initiator;
+}
+
+void tapo_conv_resume(tapo_conv *c, const tapo_conv_summary *sum)
+{
+    for (int e = 0; e < 2; e++) {
+        tapo_sender_resume(&c->ep[e].tx, sum->payload_bytes[e]);
+        c->ep[e].port = sum->port[e];
+    }
+    c->handshake.initiator = sum->initiator;
+    c->has_prev = true;   /* not the first packet: it may end a stall */
+}

@@ -1,0 +1,55 @@
+/* stall_build.h: a stall's record, built once from the sender state before
+ * the packet that ended it, that packet, and the gap (spec sections 2
+ * and 3).
+ *
+ * The caller reads the sender state into a snapshot and facts before the
+ * packet changes anything (tapo_sender_snapshot), lets the sender take the
+ * packet, then builds the view here: what the packet was to this sender
+ * ("cur"), what it revealed about the state the capture could not see,
+ * and whether the gap was a stall.  Nothing else writes the snapshot or
+ * the facts at the packet; the final facts are hindsight's (hindsight.h).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_STALL_BUILD_H
+#define TAPO_STALL_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/config.h"
+#include "sender/sender_state.h"
+#include "record/stall.h"
+
+/* A sender silent this many of its RTOs, and at least this long, with data
+ * outstanding and no retransmission, had the ACK (stall_build.c): its
+ * timer would have fired within one RTO; the margin covers an RTO the
+ * capture underestimates, and 3 s is the longest first timeout of any
+ * standard stack (RFC 1122's initial RTO). */
+#define TAPO_SILENCE_RTOS 3.0
+#define TAPO_SILENCE_FLOOR_S 3.0      /* seconds */
+
+/* The packet that ended the gap, as the view's sender saw it. */
+typedef struct tapo_cur_input {
+    bool own;                     /* sent by the view's sender */
+    const tapo_tx_info *tx;       /* what it was to the endpoint that sent it */
+    bool payload;                 /* it carries data bytes */
+    bool window_opened;           /* from the peer: it opened the sender's closed window */
+    bool acks_all;                /* from the peer: after it, the sender has nothing outstanding */
+    bool reveals_data;            /* from the peer: it acknowledged sender data the capture never saw */
+    uint64_t revealed_bytes;      /* from the peer: that much, bytes */
+    bool away;                    /* the capture point is away from the sender */
+    uint32_t frame;               /* its frame */
+    uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */
+    bool syn, fin, rst;           /* it carries a SYN, a FIN, a RST */
+    tapo_opt_s since_tx_s;        /* the packet's own sender: its time since its previous transmission, seconds */
+    double rto_min_s;             /* the minimum RTO (preference), seconds */
+} tapo_cur_input;
+
+/* Builds a view's snapshot and facts at the packet from those read before
+ * it (before, before_facts) and the packet; sets out->stalled.  Leaves
+ * out->facts_final alone. */
+void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_facts,
+                      const tapo_cur_input *cur, const tapo_config *cfg, tapo_stall_view *out);
+
+#endif /* TAPO_STALL_BUILD_H */

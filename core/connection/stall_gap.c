@@ -1,0 +1,52 @@
+/* stall_gap.c: see stall_gap.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "connection/stall_gap.h"
+#include "base/endpoint_pair.h"
+
+#include "sender/recovery.h"
+
+void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const tapo_packet *p,
+                        bool own, const tapo_config *cfg, uint32_t turn_version, tapo_view_gap *g)
+{
+    g->distance = *tapo_endpoint_distance(sender, peer, cfg, turn_version);
+    g->time_s = own ? tapo_endpoint_send_time(sender, peer, p, &g->distance) : p->time_s;
+    g->on_clock = (tapo_clock_packet){
+        .t_s = g->time_s, .own = own, .frame = p->frame,
+        /* A SYN-ACK answering a retried SYN echoes the first SYN's TSval
+         * (a server keeps it for the connection): SYNs' echoes say nothing
+         * of what had arrived. */
+        .has_ts = p->header_valid && p->has_timestamps && !(p->flags & TAPO_TCP_SYN), .tsval = p->tsval,
+        .tsecr = p->tsecr,
+        .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
+        .unheard_from_s = own ? tapo_sender_acked_before_resend(&sender->tx, p) : tapo_opt_s_none(),
+    };
+    tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
+    const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
+    g->srtt = rtt->has_sample ? tapo_opt_s_of(rtt->srtt_s) : tapo_opt_s_none();
+    g->rto_s = rtt->rto_s;
+    g->threshold_s = tapo_rtt_stall_threshold(rtt, cfg->tau);
+    tapo_opt_s last_tx = tapo_sender_last_tx(&sender->tx);
+    g->since_tx_s = own && last_tx.known ? tapo_opt_s_of(g->time_s - last_tx.s) : tapo_opt_s_none();
+}
+
+void tapo_view_gaps_settle(tapo_view_gap gaps[2], const tapo_packet *p, bool first, const tapo_config *cfg)
+{
+    /* Both views judge the packet's own sender's wait (a SYN resent
+     * ends a stall of the server's view too). */
+    tapo_opt_s since_tx = gaps[p->from].since_tx_s;
+    gaps[tapo_peer_of(p->from)].since_tx_s = since_tx;
+    /* A stall is at least the minimum stall duration, and above the
+     * threshold, or nearly as long before a retransmission a timer
+     * produced, or a timer's retransmission at least the minimum RTO after
+     * the sender's previous transmission whatever the threshold
+     * (stall_build.c, spec section 3). */
+    bool may_resend = p->header_valid && (p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN)));
+    bool timer_wait = may_resend && since_tx.known && since_tx.s >= TAPO_TIMER_SLACK * cfg->rto_min_s;
+    for (int s = 0; s < 2; s++) {
+        tapo_view_gap *g = &gaps[s];
+        g->candidate = !first && g->clock.gap_s >= cfg->min_stall_s &&
+                       (g->clock.gap_s >= TAPO_TIMER_SLACK * g->threshold_s || timer_wait);
+    }
+}

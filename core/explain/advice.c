@@ -1,0 +1,116 @@
+/* advice.c: see advice.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "explain/advice.h"
+#include "base/endpoint_pair.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ROLE_PHRASE_MAX (TAPO_ENDPOINT_NAME_MAX + 16)
+
+static const char syn_unanswered[] =
+    "{client} got no answer to its SYN for {duration}: check that {server} is up and listening, and "
+    "that no filter on the path drops the SYN";
+static const char syn_ack_unanswered[] =
+    "{server} got no ACK for its SYN-ACK for {duration}: look for loss on the path toward {client}";
+static const char fin_unanswered[] =
+    "{sender} resent its FIN after {duration} without an ACK from {receiver}: that end may be gone "
+    "(closed, reset or unreachable), or the path lost the ACKs";
+static const char reset_after_retries[] =
+    "{sender} reset the connection {duration} after its last retransmission, none of them answered: "
+    "{receiver} may be gone, or the path between them lost everything";
+static const char idle_close_by_sender[] =
+    "{sender} closed the connection after {duration} idle: nothing was pending, nothing to fix in TCP";
+static const char idle_close_by_receiver[] =
+    "{receiver} closed the connection after {duration} with nothing more to ask: nothing to fix in TCP";
+static const char delayed_ack[] =
+    "{receiver} held its ACK of a single segment for {duration} (its delayed-ACK timer) and nothing was "
+    "lost: if the wait matters, have {receiver} acknowledge at once (Linux: TCP_QUICKACK; Windows: "
+    "TcpAckFrequency) or {sender} send without waiting for the ACK (TCP_NODELAY)";
+
+/* The longest a receiver may delay an ACK (RFC 1122 4.2.3.2), and the
+ * shortest delayed-ACK timer (Linux's), seconds, with a little slack. */
+#define DELAYED_ACK_MAX_S 0.5
+#define DELAYED_ACK_MIN_S 0.03
+
+/* packet-delay where the receiver's own delayed-ACK timer explains the
+ * wait: one segment outstanding (a delayed ACK waits for a second one),
+ * the receiver's packet acknowledges it, and the part of the gap beyond
+ * the round trip to the receiver is a delayed-ACK timer's. */
+static bool is_delayed_ack(const tapo_verdict *v)
+{
+    const tapo_snapshot *snap = &v->view->snap;
+    if (v->cause != TAPO_CAUSE_PACKET_DELAY || snap->packets_out != 1 || snap->cur.dir != TAPO_DIR_IN ||
+        !snap->cur.acks_all)
+        return false;
+    double path_s = snap->rtt_to_receiver.known && snap->rtt_to_receiver.s > 0.0 ? snap->rtt_to_receiver.s
+                  : snap->srtt.known ? snap->srtt.s : 0.0;
+    double held_s = v->duration_s - path_s;
+    return held_s >= DELAYED_ACK_MIN_S && held_s <= DELAYED_ACK_MAX_S;
+}
+
+void tapo_role_phrase(const tapo_conv_summary *sum, const tapo_endpoint_names *names, int endpoint,
+                      char out[ROLE_PHRASE_MAX])
+{
+    tapo_basis basis;
+    const char *role = tapo_conv_client(sum, &basis) == endpoint ? "the client" : "the server";
+    if (names && names->name[endpoint][0])
+        snprintf(out, ROLE_PHRASE_MAX, "%s %s", role, names->name[endpoint]);
+    else
+        snprintf(out, ROLE_PHRASE_MAX, "%s", role);
+}
+
+/* The advice that applies: a handshake retry's, else the cause's. */
+static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *sum)
+{
+    const tapo_cur *cur = &v->view->snap.cur;
+    if (cur->handshake_retransmission) {
+        tapo_basis basis;
+        int from = cur->dir == TAPO_DIR_OUT ? v->sender : tapo_peer_of(v->sender);
+        return from == tapo_conv_client(sum, &basis) ? syn_unanswered : syn_ack_unanswered;
+    }
+    if (cur->dir == TAPO_DIR_OUT && cur->gives_up)
+        return reset_after_retries;
+    if (cur->dir == TAPO_DIR_OUT && cur->retransmission && cur->fin && !cur->payload)
+        return fin_unanswered;
+    if (v->cause == TAPO_CAUSE_CLIENT_IDLE && (cur->fin || cur->rst))
+        return cur->dir == TAPO_DIR_OUT ? idle_close_by_sender : idle_close_by_receiver;
+    if (is_delayed_ack(v))
+        return delayed_ack;
+    return tapo_cause_get(v->cause)->advice;
+}
+
+void tapo_advice(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_endpoint_names *names,
+                 char line[TAPO_HINT_LINE_MAX])
+{
+    tapo_basis basis;
+    int client = tapo_conv_client(sum, &basis);
+    enum { TOKENS = 5 };
+    static const char *const tokens[TOKENS] = { "{sender}", "{receiver}", "{client}", "{server}", "{duration}" };
+    const int endpoints[] = { v->sender, tapo_peer_of(v->sender), client, tapo_peer_of(client) };
+    char phrases[TOKENS][ROLE_PHRASE_MAX];
+    for (int i = 0; i < 4; i++)
+        tapo_role_phrase(sum, names, endpoints[i], phrases[i]);
+    snprintf(phrases[4], ROLE_PHRASE_MAX, "%.3f s", v->duration_s);
+    size_t used = 0;
+    line[0] = '\0';
+    for (const char *t = template_of(v, sum); *t && used + 1 < TAPO_HINT_LINE_MAX;) {
+        int token = -1;
+        for (int i = 0; i < TOKENS && token < 0; i++)
+            if (strncmp(t, tokens[i], strlen(tokens[i])) == 0)
+                token = i;
+        const char *piece = token >= 0 ? phrases[token] : t;
+        size_t n = token >= 0 ? strlen(piece) : 1;
+        if (used + n >= TAPO_HINT_LINE_MAX)
+            break;
+        memcpy(line + used, piece, n);
+        used += n;
+        t += token >= 0 ? strlen(tokens[token]) : 1;
+    }
+    line[used] = '\0';
+    /* A sentence starts with a capital. */
+    if (line[0] >= 'a' && line[0] <= 'z')
+        line[0] = (char)(line[0] - 'a' + 'A');
+}

@@ -1,0 +1,211 @@
+/* hindsight.h: facts about a stall that only later packets reveal (spec
+ * section 6), revised in this one place.
+ *
+ * A stall record keeps two sets of facts: those known at the packet that
+ * ended it (one pass), which never change, and the final ones (two passes),
+ * which start equal to them and which only this module revises.  When a
+ * packet may end a stall, the sender opens a tracker pointing at the final
+ * facts of the record that will hold it.  Later events (new data, a new
+ * request, ACKs, SACKs, D-SACKs) update the facts of every open tracker.
+ * A tracker closes once its questions are settled; the facts then stay as
+ * they are.  The facts count what still watches them (a tracker, the gap
+ * watch): at zero they are settled and never change again, and the record
+ * that holds them says so (tapo_record_settled).
+ *
+ * Away from the sender, a sender packet can be seen after receiver packets
+ * that reached the sender later: the latest stall that a receiver packet
+ * ended is watched, and a sender packet seen later but sent inside its gap
+ * shortens it, or revokes it when what is left is no stall.  The watch
+ * ends with the first sender packet sent after the gap, with the next
+ * stall watched, or with the connection.
+ *
+ * Bound: at most TAPO_HINDSIGHT_MAX_OPEN trackers per sender.  Opening one
+ * more closes the oldest, whose facts then keep what was learned so far.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_HINDSIGHT_H
+#define TAPO_HINDSIGHT_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/optional.h"
+
+#define TAPO_HINDSIGHT_MAX_OPEN 16   /* open trackers per sender */
+#define TAPO_HINDSIGHT_GRACE_RTOS 2.0 /* RTOs to wait for DSACKs after the window is ACKed */
+
+/* What proves a retransmission unnecessary (spec rule 1.0): the receiver
+ * had the data before this copy. */
+typedef enum {
+    TAPO_PROOF_NONE,
+    TAPO_PROOF_DSACK,           /* a D-SACK covered all of it (this copy, or an earlier one) */
+    TAPO_PROOF_ACKED,           /* an ACK covering it was captured before this copy */
+    TAPO_PROOF_ARRIVED,         /* the capture at the receiver saw an earlier copy arrive before this one was sent,
+                                   and the receiver's TCP answered after it */
+    TAPO_PROOF_ECHO             /* the ACK that covered it echoes a timestamp older than this copy's (RFC 3522) */
+} tapo_spurious_proof;
+
+/* The facts of a stall that hindsight may revise. */
+typedef struct tapo_facts {
+    double duration_s;          /* the gap on the sender's timeline, seconds */
+    uint32_t prev_frame;        /* the packet before the gap */
+    bool revoked;               /* a sender packet seen later fell inside the gap: no stall on the sender's timeline */
+    bool cur_spurious;          /* the packets prove cur's retransmission unnecessary (spurious_proof says how) */
+    tapo_spurious_proof spurious_proof;
+    uint32_t proof_frame;       /* evidence: the frame of that proof (the D-SACK, the ACK, the earlier copy); 0 none */
+    bool outstanding_all_lost;  /* no segment outstanding at the stall's start is known to have arrived */
+    bool had_more_data;         /* the sender sent new data after the stall, before the next request */
+    uint32_t lost_out;          /* segments: retransmitted, outstanding, not shown duplicate by DSACK */
+    uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
+    uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
+    bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
+    bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
+    uint8_t watchers;           /* final facts: the trackers and the gap watch that may still revise them, count;
+                                   0: settled, they never change again */
+} tapo_facts;
+
+/* Nothing later in the capture can change these facts. */
+static inline bool tapo_facts_settled(const tapo_facts *f)
+{
+    return f->watchers == 0;
+}
+
+/* What the sender's packet that ended a stall showed about the stall's
+ * start (away from the sender, what the capture point could not see). */
+typedef struct tapo_cur_reveals {
+    tapo_spurious_proof spurious;/* how the packets show the receiver had its data already; NONE: they do not */
+    uint32_t proof_frame;       /* the frame that shows it */
+    bool arrival_unanswered;    /* the capture at the receiver saw an earlier copy arrive, and the receiver had not
+                                   answered since (hindsight confirms it once it does) */
+    uint32_t arrived_frame;     /* then: that copy's frame; 0 not captured */
+    bool has_ts;                /* the copy carried a TSval: */
+    uint32_t tsval;             /* then: it, for the echo of the ACK that covers it */
+    bool acks_late;             /* data it resent had arrived: the ACKs had not reached the sender */
+    uint32_t lost_segments;     /* retransmitted segments lost before the capture point, outstanding then */
+} tapo_cur_reveals;
+
+/* Applies what cur revealed to a stall's facts (at the packet and final alike). */
+static inline void tapo_facts_add_cur(tapo_facts *f, const tapo_cur_reveals *r)
+{
+    if (r->acks_late)
+        f->outstanding_all_lost = false;   /* the receiver had them */
+    f->lost_out += r->lost_segments;
+    if (r->spurious != TAPO_PROOF_NONE && !f->cur_spurious) {
+        f->cur_spurious = true;
+        f->spurious_proof = r->spurious;
+        f->proof_frame = r->proof_frame;
+        if (r->spurious == TAPO_PROOF_DSACK)
+            f->dsack_frame = r->proof_frame;
+    }
+}
+
+typedef struct tapo_tracker {
+    tapo_facts *facts;          /* revised in place; owned by the stall record */
+    int64_t una0;               /* snd_una at the stall's start, stream offset */
+    int64_t nxt0;               /* snd_nxt at the stall's start, stream offset */
+    int64_t cur_start;          /* cur's retransmitted range, stream offsets; empty if none */
+    int64_t cur_end;
+    int64_t dup_start;          /* what D-SACKs have reported of it so far, merged, stream offsets; empty if none */
+    int64_t dup_end;
+    uint64_t mark_order;        /* sender transmission counter at the stall's start */
+    bool awaiting_more_data;    /* had_more_data not settled yet */
+    bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
+    bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN */
+    bool awaiting_answer;       /* cur was the sender's bare ACK: whether its next transmission carries payload */
+    tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
+    bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
+    bool cur_has_ts;            /* cur carried a TSval: */
+    uint32_t cur_tsval;         /* then: it */
+    bool arrival_unanswered;    /* an earlier copy seen arriving, unconfirmed (tapo_cur_reveals) */
+    uint32_t arrived_frame;     /* then: its frame */
+} tapo_tracker;
+
+/* The latest stall a receiver packet ended, on the sender's timeline. */
+typedef struct tapo_gap_watch {
+    tapo_facts *facts;          /* its final facts; NULL: none */
+    double from_s;              /* the gap, sender time, seconds */
+    double to_s;
+    double threshold_s;         /* the stall threshold it exceeded, seconds */
+} tapo_gap_watch;
+
+typedef struct tapo_hindsight {
+    GArray *open;               /* tapo_tracker, oldest first; NULL when none is open */
+    tapo_gap_watch gap;
+} tapo_hindsight;
+
+void tapo_hs_init(tapo_hindsight *hs);
+/* Closes every tracker and the gap watch: the facts they watched are settled. */
+void tapo_hs_destroy(tapo_hindsight *hs);
+unsigned tapo_hs_open_count(const tapo_hindsight *hs);
+
+/* Opens a tracker for the final facts of a stall whose outstanding window
+ * was [una0, nxt0); window_closed: the peer's window was closed then. */
+void tapo_hs_open(tapo_hindsight *hs, tapo_facts *facts, int64_t una0, int64_t nxt0,
+                  uint64_t mark_order, bool window_closed);
+
+/* Closes the tracker of facts that turned out to belong to no stall. */
+void tapo_hs_forget(tapo_hindsight *hs, const tapo_facts *facts);
+
+/* The newest tracker's stall ended with a retransmission of [start, end),
+ * which revealed r. */
+void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_reveals *r);
+
+/* The newest tracker's stall ended with the sender's own packet (fin: it
+ * carried a FIN; bare_ack: it carried nothing but an ACK); what the sender
+ * sends next says whether it was closing, or answering. */
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack);
+
+/* The sender transmitted data beyond its previous snd_nxt. */
+void tapo_hs_new_data(tapo_hindsight *hs);
+
+/* The sender sent its FIN. */
+void tapo_hs_fin(tapo_hindsight *hs);
+
+/* The response ended: the peer sent a new request, or the sender its FIN. */
+void tapo_hs_response_ended(tapo_hindsight *hs);
+
+/* The peer sent payload (a request): the sender goes on, not closing. */
+void tapo_hs_request(tapo_hindsight *hs);
+
+/* The sender sent nothing but an ACK: a bare ACK before it answered
+ * nothing.  (Its payload answers, whatever the peer asked meanwhile:
+ * pipelined requests.) */
+void tapo_hs_bare_ack(tapo_hindsight *hs);
+
+/* [start, end), last sent at counter last_tx_order, arrived. */
+void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t last_tx_order);
+
+/* The receiver reported [start, end) twice (see tapo_sb_listener), in frame. */
+void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
+                        uint64_t first_retx_order, uint32_t segments, uint32_t frame);
+
+/* The peer's packet in frame opened its closed window again. */
+void tapo_hs_window_opened(tapo_hindsight *hs, uint32_t frame);
+
+/* What the ACK that moved snd_una echoed (its TSecr). */
+typedef struct tapo_ack_echo {
+    bool has_ts;
+    uint32_t tsecr;
+    uint32_t frame;
+} tapo_ack_echo;
+
+/* snd_una advanced, by the ACK with echo; closes trackers whose questions
+ * are settled. */
+void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s, const tapo_ack_echo *echo);
+
+/* The peer sent a packet: its TCP is alive, so what the capture at the
+ * receiver saw arrive before, it had. */
+void tapo_hs_peer_answered(tapo_hindsight *hs);
+
+/* Watches the gap of a stall a receiver packet ended (replacing the one
+ * watched before). */
+void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
+                       double threshold_s);
+
+/* A sender packet sent at t_s (sender time, placed within margin_s) in
+ * frame: the watched gap shrinks to start there, or is revoked. */
+void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s);
+
+#endif /* TAPO_HINDSIGHT_H */

@@ -1,0 +1,109 @@
+/* sender_choice.c: see sender_choice.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "roles/sender_choice.h"
+#include "base/endpoint_pair.h"
+
+#include "roles/roles.h"
+
+/* The sender a preference forces, if it applies to this connection. */
+static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, int *sender)
+{
+    if (cfg->sender_mode == TAPO_SENDER_PORTS && cfg->is_server_port) {
+        bool server0 = cfg->is_server_port(sum->port[0], cfg->is_server_port_data);
+        bool server1 = cfg->is_server_port(sum->port[1], cfg->is_server_port_data);
+        if (server0 != server1) {
+            *sender = server0 ? 0 : 1;
+            return true;
+        }
+    }
+    if (sum->initiator.known && cfg->sender_mode == TAPO_SENDER_RESPONDER) {
+        *sender = tapo_peer_of(sum->initiator.e);
+        return true;
+    }
+    if (sum->initiator.known && cfg->sender_mode == TAPO_SENDER_INITIATOR) {
+        *sender = sum->initiator.e;
+        return true;
+    }
+    return false;
+}
+
+/* The endpoint whose data the connection is about (the paper's server). */
+static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *rec, tapo_basis *basis)
+{
+    uint64_t bytes0 = sum->payload_bytes[0], bytes1 = sum->payload_bytes[1];
+    if (rec && bytes0 >= TAPO_BULK_BYTES && bytes1 >= TAPO_BULK_BYTES) {
+        /* Both send bulk data in turns: the side whose data was in flight. */
+        bool out0 = rec->view[0].snap.packets_out > 0, out1 = rec->view[1].snap.packets_out > 0;
+        if (out0 != out1) {
+            *basis = TAPO_BASIS_DIRECTION;
+            return out0 ? 0 : 1;
+        }
+    }
+    if (!sum->initiator.known) {
+        /* No handshake: the heavier sender so far; on a tie the server by
+         * its port, else the endpoint that received the first packet seen
+         * (usually the server). */
+        if (bytes0 != bytes1) {
+            *basis = TAPO_BASIS_DATA;
+            return bytes0 > bytes1 ? 0 : 1;
+        }
+        *basis = TAPO_BASIS_DEFAULT;
+        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+        return server.known ? server.e : 1;
+    }
+    /* The responder, unless the initiator has sent more, and enough to be
+     * more than a request: an upload. */
+    int initiator = sum->initiator.e, responder = tapo_peer_of(initiator);
+    uint64_t responder_bytes = sum->payload_bytes[responder];
+    uint64_t initiator_bytes = sum->payload_bytes[initiator];
+    if (initiator_bytes > responder_bytes && initiator_bytes >= TAPO_SENDER_SWITCH_BYTES) {
+        *basis = TAPO_BASIS_DATA;
+        return initiator;
+    }
+    *basis = responder_bytes > 0 ? TAPO_BASIS_DATA : TAPO_BASIS_HANDSHAKE;
+    return responder;
+}
+
+int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
+                     const tapo_stall_record *rec, tapo_basis *basis)
+{
+    int sender;
+    if (forced_sender(sum, cfg, &sender)) {
+        *basis = TAPO_BASIS_PREFERENCE;
+        return sender;
+    }
+    sender = data_sender(sum, rec, basis);
+    /* Both directions (spec section 1): a stall that the other endpoint's
+     * own retransmission ended delayed that endpoint's data (a request lost
+     * on its way to the server is the client's stall), or its handshake
+     * when its peer had sent nothing yet (a SYN resent to a silent server
+     * is the client's stall: the server has nothing to analyse). */
+    const tapo_stall_view *other = rec ? &rec->view[tapo_peer_of(sender)] : NULL;
+    if (other && other->stalled && other->snap.cur.dir == TAPO_DIR_OUT &&
+        (other->snap.cur.retransmission || (other->snap.cur.handshake_retransmission && !other->snap.rwnd_seen))) {
+        *basis = TAPO_BASIS_DIRECTION;
+        return tapo_peer_of(sender);
+    }
+    /* Likewise a stall the sender ended with a bare ACK of the other
+     * endpoint's outstanding data, answering nothing after it (hindsight):
+     * it delayed the other's data, not the sender's (a delayed ACK). */
+    const tapo_stall_view *mine = rec ? &rec->view[sender] : NULL;
+    if (other && other->stalled && mine->stalled && tapo_cur_is_bare_ack(&mine->snap.cur) &&
+        !mine->facts_final.answered && other->snap.packets_out > 0 && other->snap.cur.acks_all) {
+        *basis = TAPO_BASIS_DIRECTION;
+        return tapo_peer_of(sender);
+    }
+    return sender;
+}
+
+bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,
+                                     const tapo_config *cfg)
+{
+    if (cfg->sender_mode == TAPO_SENDER_AUTO)
+        return false;
+    uint64_t mine = sum->payload_bytes[sender], theirs = sum->payload_bytes[tapo_peer_of(sender)];
+    return theirs >= TAPO_REVERSED_MIN_BYTES && theirs > TAPO_REVERSED_RATIO * mine;
+}
+

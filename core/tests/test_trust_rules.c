@@ -1,0 +1,201 @@
+/* test_trust_rules.c: the rules that keep verdicts from contradicting the
+ * packets (docs/algorithm.md, "IP IDs" and "The audit"): the audit's
+ * checks, confidence and caveats, the server named by its port, the
+ * sender's clock under bursts, and IP IDs from a counter shared with other
+ * connections.  Plain C + GLib.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <glib.h>
+
+#include "verdict/audit.h"
+#include "packet_builder.h"
+#include "roles/roles.h"
+#include "timeline/ts_clock.h"
+
+#define MSS TB_MSS
+#define WIN 65535
+#define REQ 200
+
+/* ---- the audit on hand-made verdicts --------------------------------- */
+
+typedef struct audit_case {
+    tapo_stall_view view;
+    tapo_facts facts;
+    tapo_config cfg;
+    tapo_verdict v;
+} audit_case;
+
+static void audit_case_init(audit_case *a, tapo_cause tree_cause)
+{
+    memset(a, 0, sizeof *a);
+    tapo_config_init_defaults(&a->cfg);
+    a->view.snap.srtt = tapo_opt_s_of(0.05);
+    a->view.snap.cur.payload = true;   /* data ended the stall */
+    a->v.view = &a->view;
+    a->v.cause = tree_cause;
+    a->v.sender_role_known = true;
+}
+
+static void test_audit_dsack_refutes_a_double(void)
+{
+    audit_case a;
+    audit_case_init(&a, TAPO_CAUSE_T_DOUBLE);
+    a.facts.cur_spurious = true;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_ACK_DELAY);
+    g_assert_cmpint(a.v.tree_cause, ==, TAPO_CAUSE_T_DOUBLE);
+    g_assert_nonnull(a.v.audit_reason);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_AUDITED);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
+}
+
+static void test_audit_hole_refutes_packet_delay(void)
+{
+    audit_case a;
+    audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
+    a.view.snap.holes = 1;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_UNDETERMINED);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_UNEXPLAINED);
+}
+
+static void test_audit_reset_is_no_delivery(void)
+{
+    audit_case a;
+    audit_case_init(&a, TAPO_CAUSE_DATA_UNAVAILABLE);
+    a.view.snap.cur.rst = true;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_UNDETERMINED);
+}
+
+static void test_audit_idle_close_is_client_idle(void)
+{
+    audit_case a;
+    audit_case_init(&a, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+    a.facts.closing = true;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_CLIENT_IDLE);
+    /* With a request pending, the pause stands. */
+    audit_case_init(&a, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+    a.facts.closing = true;
+    a.view.snap.request_pending = true;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+}
+
+static void test_confidence_follows_the_caveats(void)
+{
+    audit_case a;
+    audit_case_init(&a, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_HIGH);
+    g_assert_cmpuint(a.v.caveats, ==, 0);
+    /* No handshake: medium. */
+    audit_case_init(&a, TAPO_CAUSE_DATA_UNAVAILABLE);
+    a.v.sender_role_known = false;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_HANDSHAKE);
+    /* A bare ACK ended it: medium. */
+    audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
+    a.view.snap.cur.payload = false;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_BARE_ACK);
+    /* packet-delay without an RTT sample: the gap may be no stall at all. */
+    audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
+    a.view.snap.srtt = tapo_opt_s_none();
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_RTT_SAMPLE);
+    /* A double resting on copies never captured. */
+    audit_case_init(&a, TAPO_CAUSE_T_DOUBLE);
+    a.view.snap.inferred = TAPO_INFERRED_RETX_LOST | TAPO_INFERRED_BY_IP_ID;
+    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_INFERRED);
+}
+
+/* ---- the server by its port ------------------------------------------- */
+
+static void test_server_by_ports(void)
+{
+    g_assert_cmpint(tapo_server_by_ports(80, 40000).e, ==, 0);
+    g_assert_cmpint(tapo_server_by_ports(40000, 443).e, ==, 1);
+    g_assert_cmpint(tapo_server_by_ports(8080, 51000).e, ==, 0);    /* below the ephemeral range */
+    g_assert_false(tapo_server_by_ports(40000, 50000).known);  /* two ephemeral ports */
+    g_assert_false(tapo_server_by_ports(80, 443).known);       /* two services */
+}
+
+/* ---- the sender's clock under bursts ------------------------------------- */
+
+/* A server whose first packets fit 1 ms ticks, then segments sent every
+ * 10 ms that a link releases together 0.5 s later: each was held for what
+ * its TSval says, not taken for a slower clock. */
+static void test_clock_of_a_burst_released_late(void)
+{
+    tapo_ts_clock k = { 0 };
+    tapo_ts_clock_note(&k, 7000, 0.000);
+    for (uint32_t i = 1; i <= 5; i++)
+        tapo_ts_clock_note(&k, 7090 + i, 0.090 + i * 0.001);
+    for (uint32_t i = 0; i < 50; i++) {
+        uint32_t tsval = 7100 + 10 * i;           /* sent at 0.100 + 0.01 i */
+        double arrival = 0.600 + i * 0.00002;      /* released together */
+        tapo_ts_clock_note(&k, tsval, arrival);
+        tapo_opt_s held = tapo_ts_clock_delay(&k, tsval, arrival);
+        g_assert_true(held.known);
+        g_assert_cmpfloat_with_epsilon(held.s, 0.5 - 0.01 * i, 0.003);
+    }
+}
+
+/* ---- IP IDs from a counter shared with other connections ------------------ */
+
+/* At the client: the server's host numbers packets from one counter.  A
+ * segment that continues the data 10 ms after the previous one, 10 IDs
+ * on, with only the client's ACK in between, proves it: its next segment
+ * after 5 s of silence, 30 IDs on, is new data (the application paused
+ * after a short segment), not a copy of a lost original.  Read as a
+ * counter of this connection, the 29 missing IDs would be copies. */
+static void test_a_jump_proves_the_counter_shared(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    b.use_ip_id = true;
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(&b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_data(&b, CLIENT, 0.1002, 1, REQ, 1);
+    uint32_t seq = 1;
+    for (int i = 0; i < 6; i++) {
+        uint32_t len = i == 5 ? 500 : MSS;
+        if (i == 3)
+            b.next_ip_id[SERVER] += 9;   /* the host's other connections */
+        tb_data(&b, SERVER, 0.2002 + i * 0.01, seq, len, 1 + REQ);
+        tb_ack(&b, CLIENT, 0.2003 + i * 0.01, seq + len, 1 + REQ, WIN);
+        seq += len;
+    }
+    b.next_ip_id[SERVER] += 29;
+    uint32_t late = tb_data(&b, SERVER, 5.3, seq, MSS, 1 + REQ);
+    tb_ack(&b, CLIENT, 5.3001, seq + MSS, 1 + REQ, WIN);
+    tapo_verdict v = tb_verdict(&b, late, true);
+    g_assert_false(v.retransmission);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+    g_assert_false(v.view->snap.inferred & TAPO_INFERRED_ORIGINAL_LOST);
+    tb_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/trust/audit/dsack-refutes-a-double", test_audit_dsack_refutes_a_double);
+    g_test_add_func("/trust/audit/hole-refutes-packet-delay", test_audit_hole_refutes_packet_delay);
+    g_test_add_func("/trust/audit/reset-is-no-delivery", test_audit_reset_is_no_delivery);
+    g_test_add_func("/trust/audit/idle-close-is-client-idle", test_audit_idle_close_is_client_idle);
+    g_test_add_func("/trust/confidence-follows-the-caveats", test_confidence_follows_the_caveats);
+    g_test_add_func("/trust/server-by-ports", test_server_by_ports);
+    g_test_add_func("/trust/clock-of-a-burst-released-late", test_clock_of_a_burst_released_late);
+    g_test_add_func("/trust/a-jump-proves-the-counter-shared", test_a_jump_proves_the_counter_shared);
+    return g_test_run();
+}

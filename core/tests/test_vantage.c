@@ -1,0 +1,223 @@
+/* test_vantage.c: where the capture was taken (vantage.c), the timestamp
+ * clock (ts_clock.c), and a conversation captured at the receiver.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <glib.h>
+
+#include "packet_builder.h"
+#include "timeline/ts_clock.h"
+#include "timeline/vantage.h"
+
+#define WIN 65535
+#define REQ 100
+#define MSS TB_MSS
+
+static const tapo_hops no_hops = { 0 };
+
+static tapo_turnaround turn(double sample_s, tapo_turn_kind kind)
+{
+    tapo_turnaround t = { 0 };
+    tapo_turn_add(&t, sample_s, kind);
+    return t;
+}
+
+/* Spec section 1: at the sender, the sender answers at once and the
+ * receiver a round trip later; at the receiver, the reverse; in the
+ * middle each answers after a part of the round trip. */
+static void test_vantage_from_turnarounds(void)
+{
+    tapo_basis basis;
+    tapo_turnaround fast = turn(0.0002, TAPO_TURN_HANDSHAKE);
+    tapo_turnaround slow = turn(0.1, TAPO_TURN_HANDSHAKE);
+    g_assert_cmpint(tapo_vantage_infer(&fast, &slow, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HANDSHAKE);
+    g_assert_cmpint(tapo_vantage_infer(&slow, &fast, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    tapo_turnaround part1 = turn(0.04, TAPO_TURN_CLEAN), part2 = turn(0.06, TAPO_TURN_CLEAN);
+    g_assert_cmpint(tapo_vantage_infer(&part1, &part2, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_MIDDLE);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_TURNAROUND);
+    /* Only the receiver measured, answering in 30 us: captured at it. */
+    tapo_turnaround none = { 0 }, host = turn(0.00003, TAPO_TURN_CLEAN);
+    g_assert_cmpint(tapo_vantage_infer(&none, &host, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    /* Nothing measured: the paper's assumption. */
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DEFAULT);
+    /* A SYN-ACK alone says nothing yet: a slow server looks like a long path. */
+    g_assert_cmpint(tapo_vantage_infer(&slow, &none, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DEFAULT);
+}
+
+static tapo_hops hops(uint8_t ttl)
+{
+    tapo_hops h = { 0 };
+    tapo_hops_note(&h, ttl);
+    return h;
+}
+
+/* Turnarounds within one tick of a coarse capture clock (10 ms) place
+ * nothing; the TTL can: the endpoint whose packets crossed no router was
+ * on the capture's link (a Windows client at 128, its server's at 127). */
+static void test_vantage_from_hops(void)
+{
+    tapo_basis basis;
+    tapo_turnaround zero = turn(0.0, TAPO_TURN_HANDSHAKE), none = { 0 };
+    tapo_hops home = hops(128), routed = hops(127), home64 = hops(64);
+    g_assert_cmpint(tapo_vantage_infer(&zero, &zero, &routed, &home, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    g_assert_cmpint(tapo_vantage_infer(&zero, &zero, &home, &routed, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &home, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    /* Both on the capture's link, or neither: the TTL cannot tell. */
+    g_assert_cmpint(tapo_vantage_infer(&zero, &zero, &home64, &home, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HANDSHAKE);
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &routed, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DEFAULT);
+    /* Measured turnarounds win over the TTL. */
+    tapo_turnaround fast = turn(0.0002, TAPO_TURN_HANDSHAKE), slow = turn(0.1, TAPO_TURN_HANDSHAKE);
+    g_assert_cmpint(tapo_vantage_infer(&fast, &slow, &routed, &home, &basis), ==, TAPO_VANTAGE_SENDER);
+    /* A TTL that changes proves nothing. */
+    tapo_hops changing = hops(128);
+    g_assert_true(tapo_hops_note(&changing, 127));
+    g_assert_false(tapo_hops_home(&changing));
+    g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &changing, &basis), ==, TAPO_VANTAGE_SENDER);
+}
+
+/* Minima: answers delayed by the endpoint only add; the recent minimum
+ * follows queueing, and a response's head (think time) is not clean. */
+static void test_turnaround_minima(void)
+{
+    tapo_turnaround t = { 0 };
+    tapo_turn_add(&t, 0.05, TAPO_TURN_CLEAN);
+    tapo_turn_add(&t, 0.03, TAPO_TURN_CLEAN);
+    tapo_turn_add(&t, 0.5, TAPO_TURN_RESPONSE_HEAD);
+    g_assert_cmpfloat(t.min_s, ==, 0.03);
+    g_assert_cmpfloat(tapo_turn_recent(&t), ==, 0.03);
+    for (int i = 0; i < TAPO_TURN_RECENT; i++)
+        tapo_turn_add(&t, 0.08, TAPO_TURN_CLEAN);   /* a queue has built up */
+    g_assert_cmpfloat(tapo_turn_recent(&t), ==, 0.08);
+    g_assert_cmpfloat(t.min_s, ==, 0.03);
+    tapo_turn_add(&t, -1.0, TAPO_TURN_CLEAN);       /* the file went back in time */
+    g_assert_cmpfloat(t.min_s, ==, 0.03);
+}
+
+/* A TSecr times the echo of the TSval it repeats, once. */
+static void test_timestamp_echo(void)
+{
+    tapo_ts_history a = { 0 }, b = { 0 };
+    tapo_ts_sent(&a, 100, 1.0);
+    tapo_ts_sent(&a, 100, 1.001);   /* same tick: its first time stays */
+    tapo_ts_sent(&a, 105, 1.005);
+    double turnaround;
+    g_assert_true(tapo_ts_echo(&b, &a, 100, 1.04, &turnaround));
+    g_assert_cmpfloat_with_epsilon(turnaround, 0.04, 1e-12);
+    g_assert_false(tapo_ts_echo(&b, &a, 100, 1.05, &turnaround));   /* already echoed */
+    g_assert_false(tapo_ts_echo(&b, &a, 999, 1.06, &turnaround));   /* never seen */
+}
+
+/* The TSval clock of a 1 ms stack: packets that met no queue arrive a fixed
+ * time after their tick; one that waited 30 ms in a queue shows it. */
+static void test_timestamp_clock(void)
+{
+    tapo_ts_clock k = { 0 };
+    g_assert_false(tapo_ts_clock_delay(&k, 0, 1.0).known);
+    /* Before the rate is measured: the first packets fit 1 ms ticks. */
+    tapo_ts_clock_note(&k, 1000, 10.0);
+    tapo_ts_clock_note(&k, 1010, 10.010);
+    g_assert_cmpfloat_with_epsilon(tapo_ts_clock_delay(&k, 1010, 10.016).s, 0.006, 1e-9);
+    for (int i = 2; i <= 40; i++)
+        tapo_ts_clock_note(&k, 1000 + 10 * (uint32_t)i, 10.0 + 0.01 * i);
+    g_assert_cmpfloat(k.rate_hz, ==, 1000.0);
+    g_assert_cmpfloat_with_epsilon(tapo_ts_clock_delay(&k, 1400, 10.43).s, 0.03, 1e-9);
+    g_assert_true(tapo_ts_clock_delay(&k, 1400, 10.40).known);
+    g_assert_cmpfloat_with_epsilon(tapo_ts_clock_delay(&k, 1400, 10.40).s, 0.0, 1e-9);
+    /* A 10 ms kernel tick is not mistaken for 1 ms. */
+    tapo_ts_clock old = { 0 };
+    tapo_ts_clock_note(&old, 50, 1.0);
+    tapo_ts_clock_note(&old, 60, 1.1);
+    g_assert_false(tapo_ts_clock_delay(&old, 60, 1.12).known);
+}
+
+/* A download captured at the client, 100 ms from the server: the SYN-ACK
+ * comes a round trip after the SYN and the client answers everything at
+ * once.  The server's RTT is the path's, not the client's 50 us. */
+static void receiver_side_download(tb *b, tapo_vantage_mode mode, double min_stall_s)
+{
+    tb_init(b, 1000, 5000000);
+    b->cfg.vantage_mode = mode;
+    b->cfg.min_stall_s = min_stall_s;
+    b->use_ip_id = true;   /* IPv4 IDs numbered one by one, as Linux does */
+    tb_packet(b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_data(b, CLIENT, 0.1002, 1, REQ, 1);
+    /* The response: 4 segments, each acknowledged at once. */
+    for (int i = 0; i < 4; i++) {
+        double t = 0.2002 + i * 0.0005;
+        tb_packet(b, SERVER, t, 1 + (uint32_t)i * MSS, 1 + REQ, MSS, TAPO_TCP_ACK, WIN, 0, NULL);
+        tb_ack(b, CLIENT, t + 0.00005, 1 + (uint32_t)(i + 1) * MSS, 1 + REQ, WIN);
+    }
+}
+
+static void test_receiver_side_round_trip(void)
+{
+    tb b;
+    receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+    tapo_basis basis;
+    g_assert_cmpint(tapo_conv_vantage(&b.conv, SERVER, &b.cfg, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HANDSHAKE);
+    g_assert_cmpuint(tb_stall_count(&b), ==, 0);   /* 0.5 ms gaps are no stalls */
+    /* The server pauses 0.5 s mid-response. */
+    uint32_t pause = tb_packet(&b, SERVER, 0.75, 1 + 4 * MSS, 1 + REQ, MSS, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.75005, 1 + 5 * MSS, 1 + REQ, WIN);
+    tapo_verdict v = tb_verdict(&b, pause, true);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+    g_assert_cmpint(v.view->snap.vantage, ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpfloat_with_epsilon(v.view->snap.srtt.s, 0.1, 0.005);
+    g_assert_true(v.view->snap.inferred & TAPO_INFERRED_PATH_RTT);
+    g_assert_cmpfloat_with_epsilon(v.view->snap.rtt_to_sender.s, 0.1, 0.001);
+    g_assert_true(v.view->snap.rtt_to_receiver.known);
+    g_assert_cmpfloat(v.view->snap.rtt_to_receiver.s, <, 0.001);
+    tb_free(&b);
+
+    /* Forced to the sender's vantage, the client's 50 us answers become the
+     * RTT and the 0.5 ms gaps stalls (the minimum duration aside). */
+    receiver_side_download(&b, TAPO_VANTAGE_MODE_SENDER, 0.0);
+    tb_packet(&b, SERVER, 0.75, 1 + 4 * MSS, 1 + REQ, MSS, TAPO_TCP_ACK, WIN, 0, NULL);
+    g_assert_cmpuint(tb_stall_count(&b), >, 1);
+    tb_free(&b);
+}
+
+/* Captured at the client: the last segment of a response and its RTO copy
+ * never arrive; the second RTO's copy is the first the capture sees.  The
+ * sender's view: a tail retransmitted twice by its timer, t-double, with
+ * the lost transmissions inferred. */
+static void test_receiver_side_unseen_losses(void)
+{
+    tb b;
+    receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+    /* The last segment (5) was sent at 0.2022 by the server's clock, lost;
+     * RTO 0.3 s later, lost; 0.6 s later, seen. */
+    b.next_ip_id[SERVER] += 2;   /* the two lost copies took an IPv4 ID each */
+    uint32_t seen = tb_data(&b, SERVER, 0.2022 + 0.9 + 0.1, 1 + 4 * MSS, 700, 1 + REQ);
+    tb_ack(&b, CLIENT, 1.30230, 1 + 4 * MSS + 700, 1 + REQ, WIN);
+    tb_data(&b, CLIENT, 2.0, 1 + REQ, REQ, 1 + 4 * MSS + 700);   /* the next request */
+    tapo_verdict v = tb_verdict(&b, seen, true);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_T_DOUBLE);
+    g_assert_true(v.view->snap.inferred & TAPO_INFERRED_ORIGINAL_LOST);
+    g_assert_true(v.view->snap.inferred & TAPO_INFERRED_RETX_LOST);
+    g_assert_cmpuint(v.view->snap.cur.retrans_count, ==, 2);
+    tb_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/vantage/from-turnarounds", test_vantage_from_turnarounds);
+    g_test_add_func("/vantage/from-hops", test_vantage_from_hops);
+    g_test_add_func("/vantage/turnaround-minima", test_turnaround_minima);
+    g_test_add_func("/vantage/timestamp-echo", test_timestamp_echo);
+    g_test_add_func("/vantage/timestamp-clock", test_timestamp_clock);
+    g_test_add_func("/vantage/receiver-side-round-trip", test_receiver_side_round_trip);
+    g_test_add_func("/vantage/receiver-side-unseen-losses", test_receiver_side_unseen_losses);
+    return g_test_run();
+}

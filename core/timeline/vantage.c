@@ -1,0 +1,140 @@
+/* vantage.c: turnarounds, timestamp echoes and the vantage they imply.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "timeline/vantage.h"
+
+#include <math.h>
+
+#include "base/finite.h"
+
+bool tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind)
+{
+    if (!(sample_s >= 0.0) || sample_s > TAPO_TURN_MAX_S)
+        return false;   /* a file going back in time, or nonsense */
+    /* What the vantage and the distance read: whether there are samples
+     * and whether just one, the least, the handshake's, the recent least. */
+    bool changed = t->samples < 2 || sample_s < t->min_s || (kind == TAPO_TURN_HANDSHAKE && !t->handshake);
+    if (t->samples == 0 || sample_s < t->min_s)
+        t->min_s = sample_s;
+    t->samples++;
+    t->handshake = t->handshake || kind == TAPO_TURN_HANDSHAKE;
+    if (kind == TAPO_TURN_RESPONSE_HEAD)
+        return changed;
+    t->recent_s[tapo_ring_push(&t->recent, TAPO_TURN_RECENT)] = sample_s;
+    double least = t->recent_s[0];
+    for (unsigned i = 1; i < t->recent.count; i++)
+        least = tapo_min(least, t->recent_s[i]);
+    changed = changed || least != t->recent_min_s;
+    t->recent_min_s = least;
+    return changed;
+}
+
+double tapo_turn_recent(const tapo_turnaround *t)
+{
+    if (t->recent.count == 0)
+        return t->samples ? t->min_s : 0.0;
+    return t->recent_min_s;
+}
+
+bool tapo_hops_note(tapo_hops *h, uint8_t ttl)
+{
+    if (ttl == 0 || h->varies || ttl == h->ttl)
+        return false;
+    bool home = tapo_hops_home(h);
+    if (h->ttl == 0)
+        h->ttl = ttl;
+    else
+        h->varies = true;
+    return home != tapo_hops_home(h);
+}
+
+bool tapo_hops_home(const tapo_hops *h)
+{
+    return !h->varies && (h->ttl == 64 || h->ttl == 128 || h->ttl == 255);
+}
+
+/* The capture was on one endpoint's link and not the other's. */
+static bool placed_by_hops(const tapo_hops *sender, const tapo_hops *receiver, tapo_vantage *v)
+{
+    bool s_home = tapo_hops_home(sender), r_home = tapo_hops_home(receiver);
+    if (s_home == r_home || sender->ttl == 0 || receiver->ttl == 0)
+        return false;
+    *v = s_home ? TAPO_VANTAGE_SENDER : TAPO_VANTAGE_RECEIVER;
+    return true;
+}
+
+tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnaround *receiver,
+                                const tapo_hops *sender_hops, const tapo_hops *receiver_hops,
+                                tapo_basis *basis)
+{
+    bool have_s = sender->samples > 0, have_r = receiver->samples > 0;
+    tapo_vantage by_hops;
+    *basis = TAPO_BASIS_TURNAROUND;
+    if (have_s && have_r) {
+        double path = sender->min_s + receiver->min_s;
+        if (sender->handshake && receiver->handshake)
+            *basis = TAPO_BASIS_HANDSHAKE;
+        if (path <= 0.0 && placed_by_hops(sender_hops, receiver_hops, &by_hops)) {
+            *basis = TAPO_BASIS_HOPS;   /* both turnarounds within one clock tick */
+            return by_hops;
+        }
+        if (path <= 0.0 || sender->min_s <= TAPO_VANTAGE_NEAR_SHARE * path)
+            return TAPO_VANTAGE_SENDER;
+        if (receiver->min_s <= TAPO_VANTAGE_NEAR_SHARE * path)
+            return TAPO_VANTAGE_RECEIVER;
+        return TAPO_VANTAGE_MIDDLE;
+    }
+    /* One side measured: a host-fast answer puts the capture at that
+     * endpoint; a slow one puts it away from it (most often at the other
+     * end: a laptop downloading, a server receiving an upload).  Not from
+     * the SYN-ACK alone, though: a server slow to answer a SYN looks like a
+     * long path until the ACK of its SYN-ACK tells them apart. */
+    if ((have_r && receiver->handshake && receiver->samples == 1) ||
+        (have_s && sender->handshake && sender->samples == 1))
+        have_r = have_s = false;
+    if (have_r)
+        return receiver->min_s < TAPO_VANTAGE_HOST_TURN_S ? TAPO_VANTAGE_RECEIVER : TAPO_VANTAGE_SENDER;
+    if (have_s)
+        return sender->min_s < TAPO_VANTAGE_HOST_TURN_S ? TAPO_VANTAGE_SENDER : TAPO_VANTAGE_RECEIVER;
+    if (placed_by_hops(sender_hops, receiver_hops, &by_hops)) {
+        *basis = TAPO_BASIS_HOPS;
+        return by_hops;
+    }
+    *basis = TAPO_BASIS_DEFAULT;
+    return TAPO_VANTAGE_SENDER;
+}
+
+void tapo_ts_sent(tapo_ts_history *h, uint32_t tsval, double t)
+{
+    if (h->ring.count > 0 && h->sent[tapo_ring_newest(&h->ring, TAPO_TS_HISTORY, 0)].tsval == tsval)
+        return;   /* the same clock tick: keep its first time */
+    h->sent[tapo_ring_push(&h->ring, TAPO_TS_HISTORY)] = (tapo_ts_sent_at){ tsval, t };
+}
+
+bool tapo_ts_first_seen(const tapo_ts_history *h, uint32_t tsval, double *first_seen_s)
+{
+    if (tsval == 0)
+        return false;
+    for (unsigned i = 0; i < h->ring.count; i++) {
+        if (h->sent[i].tsval == tsval) {
+            *first_seen_s = h->sent[i].first_seen_s;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool tapo_ts_echo(tapo_ts_history *echoer, const tapo_ts_history *peer, uint32_t tsecr,
+                  double t, double *turnaround_s)
+{
+    if (tsecr == 0 || (echoer->echoed && echoer->last_echo == tsecr))
+        return false;
+    echoer->echoed = true;
+    echoer->last_echo = tsecr;
+    double first;
+    if (!tapo_ts_first_seen(peer, tsecr, &first))
+        return false;
+    *turnaround_s = t - first;
+    return true;
+}

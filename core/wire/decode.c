@@ -1,0 +1,442 @@
+/* decode.c: see decode.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "wire/decode.h"
+
+#include <string.h>
+
+#include <wireshark.h>
+#include <wiretap/wtap.h>
+
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_VLAN 0x8100
+#define ETHERTYPE_QINQ 0x88a8
+#define ETHERTYPE_QINQ_OLD 0x9100
+#define ETHERTYPE_PPPOE_SESSION 0x8864
+#define ETHERTYPE_TEB 0x6558          /* transparent Ethernet bridging (GRE) */
+#define GRE_ARUBA_80211 0x8200        /* Aruba controllers tunnel 802.11 frames */
+#define PPP_IPV4 0x0021
+#define PPP_IPV6 0x0057
+#define IPPROTO_IPV4_IN 4
+#define IPPROTO_TCP_ 6
+#define IPPROTO_IPV6_IN 41
+#define IPPROTO_GRE_ 47
+#define IPPROTO_ICMP_ 1
+#define IPPROTO_ICMPV6_ 58
+#define TUNNEL_DEPTH_MAX 4            /* layers of encapsulation followed, count */
+
+typedef struct cursor {
+    const uint8_t *p;
+    uint32_t len;                     /* bytes captured from p */
+    uint32_t wire;                    /* bytes on the wire from p (the frame's length: snaplen-proof) */
+    int depth;                        /* tunnels entered */
+    bool endpoints_only;              /* the TCP options are not read */
+} cursor;
+
+static uint16_t be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool skip(cursor *c, uint32_t n)
+{
+    if (c->len < n)
+        return false;
+    c->p += n;
+    c->len -= n;
+    c->wire = c->wire > n ? c->wire - n : 0;
+    return true;
+}
+
+static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fields *out);
+static tapo_decode_result ip(cursor c, tapo_segment_fields *out);
+
+/* ---- TCP ------------------------------------------------------------- */
+
+static void tcp_options(const uint8_t *o, uint32_t n, tapo_segment_fields *out)
+{
+    /* Most segments of today's stacks carry NOP, NOP, timestamps alone. */
+    if (n == 12 && o[0] == 1 && o[1] == 1 && o[2] == 8 && o[3] == 10) {
+        out->has_timestamps = true;
+        out->tsval = be32(o + 4);
+        out->tsecr = be32(o + 8);
+        return;
+    }
+    uint32_t i = 0;
+    while (i < n) {
+        uint8_t kind = o[i];
+        if (kind == 0)
+            break;                    /* end of options */
+        if (kind == 1) {
+            i++;                      /* no-operation */
+            continue;
+        }
+        if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
+            break;                    /* malformed: Wireshark stops here too */
+        uint8_t len = o[i + 1];
+        const uint8_t *v = o + i + 2;
+        if (kind == 2 && len == 4) {
+            out->mss_option = be16(v);
+        } else if (kind == 3 && len == 3) {
+            out->has_wscale = true;
+            out->wscale = v[0];
+        } else if (kind == 5 && len >= 10 && (len - 2) % 8 == 0) {
+            for (unsigned b = 0; b < (len - 2u) / 8 && out->sack_count < TAPO_MAX_SACK_BLOCKS; b++) {
+                out->sack_left_raw[out->sack_count] = be32(v + 8 * b);
+                out->sack_right_raw[out->sack_count] = be32(v + 8 * b + 4);
+                out->sack_count++;
+            }
+        } else if (kind == 8 && len == 10) {
+            out->has_timestamps = true;
+            out->tsval = be32(v);
+            out->tsecr = be32(v + 4);
+        }
+        i += len;
+    }
+}
+
+/* ip_payload: the TCP segment's length from the IP header, bytes. */
+static tapo_decode_result tcp(cursor c, uint32_t ip_payload, tapo_segment_fields *out)
+{
+    if (c.len < 20)
+        return TAPO_DECODE_TRUNCATED;
+    uint32_t header = (uint32_t)(c.p[12] >> 4) * 4;
+    if (header < 20 || header > ip_payload)
+        return TAPO_DECODE_MALFORMED;
+    out->ends.sport = be16(c.p);
+    out->ends.dport = be16(c.p + 2);
+    out->seq_raw = be32(c.p + 4);
+    out->ack_raw = be32(c.p + 8);
+    out->flags = (uint16_t)(((c.p[12] & 0x01) << 8) | c.p[13]);
+    out->window_raw = be16(c.p + 14);
+    out->payload_len = ip_payload - header;
+    out->sack_count = 0;
+    out->has_wscale = out->has_timestamps = false;
+    out->mss_option = 0;
+    if (c.endpoints_only)
+        return TAPO_DECODE_TCP;
+    /* Options cut by the snaplen are lost, as in Wireshark. */
+    uint32_t captured = c.len < header ? c.len : header;
+    out->options_truncated = captured < header;
+    tcp_options(c.p + 20, captured > 20 ? captured - 20 : 0, out);
+    return TAPO_DECODE_TCP;
+}
+
+/* ---- IP -------------------------------------------------------------- */
+
+static tapo_decode_result gre(cursor c, tapo_segment_fields *out);
+
+/* An ICMP or ICMPv6 error quoting the start of a TCP segment: the quoted
+ * TCP header's first 16 bytes (ports, seq, ack, flags) as Wireshark reads
+ * them before giving up on a short quote. */
+static tapo_decode_result icmp_error(cursor c, bool v6, tapo_segment_fields *out)
+{
+    if (c.len < 8)
+        return TAPO_DECODE_OTHER;
+    uint8_t type = c.p[0];
+    bool error = v6 ? type >= 1 && type <= 4 : type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+    if (!error || ++c.depth > TUNNEL_DEPTH_MAX)
+        return TAPO_DECODE_OTHER;
+    skip(&c, 8);
+    c.wire = c.len;                   /* a quote is what it is */
+    tapo_segment_fields inner;
+    memset(&inner, 0, sizeof inner);
+    /* Parse the quoted IP header, then read the TCP header's first bytes. */
+    if (c.len < 1)
+        return TAPO_DECODE_OTHER;
+    uint8_t proto;
+    if ((c.p[0] >> 4) == 4 && c.len >= 20 && (c.p[0] & 0x0f) >= 5) {
+        proto = c.p[9];
+        inner.ends.family = 4;
+        memcpy(inner.ends.src, c.p + 12, 4);
+        memcpy(inner.ends.dst, c.p + 16, 4);
+        skip(&c, (uint32_t)(c.p[0] & 0x0f) * 4);
+    } else if ((c.p[0] >> 4) == 6 && c.len >= 40) {
+        proto = c.p[6];
+        inner.ends.family = 6;
+        memcpy(inner.ends.src, c.p + 8, 16);
+        memcpy(inner.ends.dst, c.p + 24, 16);
+        skip(&c, 40);
+    } else {
+        return TAPO_DECODE_OTHER;
+    }
+    if (proto != IPPROTO_TCP_ || c.len < 16)
+        return TAPO_DECODE_OTHER;
+    inner.ends.sport = be16(c.p);
+    inner.ends.dport = be16(c.p + 2);
+    inner.seq_raw = be32(c.p + 4);
+    inner.ack_raw = be32(c.p + 8);
+    inner.flags = (uint16_t)(((c.p[12] & 0x01) << 8) | c.p[13]);
+    inner.ip_id = out->ip_id;         /* the error's own packet, for the census */
+    *out = inner;
+    return TAPO_DECODE_QUOTED;
+}
+
+static tapo_decode_result ip_payload(cursor c, uint8_t proto, uint32_t length, tapo_segment_fields *out)
+{
+    switch (proto) {
+    case IPPROTO_TCP_:
+        return tcp(c, length, out);
+    case IPPROTO_IPV4_IN:
+    case IPPROTO_IPV6_IN:
+        if (++c.depth > TUNNEL_DEPTH_MAX)
+            return TAPO_DECODE_OTHER;
+        return ip(c, out);
+    case IPPROTO_GRE_:
+        if (++c.depth > TUNNEL_DEPTH_MAX)
+            return TAPO_DECODE_OTHER;
+        return gre(c, out);
+    case IPPROTO_ICMP_:
+    case IPPROTO_ICMPV6_:
+        return icmp_error(c, proto == IPPROTO_ICMPV6_, out);
+    default:
+        return TAPO_DECODE_OTHER;
+    }
+}
+
+static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 20)
+        return TAPO_DECODE_TRUNCATED;
+    uint32_t header = (uint32_t)(c.p[0] & 0x0f) * 4;
+    uint32_t total = be16(c.p + 2);
+    if (total == 0)
+        total = c.wire;               /* TSO: Wireshark takes what the frame holds */
+    if (header < 20 || total < header)
+        return TAPO_DECODE_MALFORMED;
+    if (total > c.wire)
+        total = c.wire;               /* a frame shorter than its IP length: what is there */
+    out->ends.family = 4;
+    out->ip_id = be16(c.p + 4);       /* every IPv4 packet's, for the census (connection_table.h) */
+    out->ttl = c.p[8];
+    uint16_t fragment = be16(c.p + 6);
+    if (fragment & 0x3fff)
+        return TAPO_DECODE_OTHER;     /* a fragment: Wireshark analyses the reassembled datagram */
+    memset(out->ends.src, 0, sizeof out->ends.src);
+    memset(out->ends.dst, 0, sizeof out->ends.dst);
+    memcpy(out->ends.src, c.p + 12, 4);
+    memcpy(out->ends.dst, c.p + 16, 4);
+    uint8_t proto = c.p[9];
+    if (!skip(&c, header))
+        return TAPO_DECODE_TRUNCATED;
+    return ip_payload(c, proto, total - header, out);
+}
+
+static bool is_ipv6_extension(uint8_t next)
+{
+    return next == 0 || next == 43 || next == 60 || next == 51 || next == 135 || next == 139 ||
+           next == 140;
+}
+
+static tapo_decode_result ipv6(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 40)
+        return TAPO_DECODE_TRUNCATED;
+    uint32_t payload = be16(c.p + 4);
+    uint8_t next = c.p[6];
+    out->ends.family = 6;
+    memcpy(out->ends.src, c.p + 8, 16);
+    memcpy(out->ends.dst, c.p + 24, 16);
+    out->ip_id = 0;
+    out->ttl = c.p[7];
+    if (payload == 0)
+        return TAPO_DECODE_OTHER;     /* a jumbogram (Wireshark: malformed without TSO support) */
+    if (payload > c.wire - 40)
+        payload = c.wire - 40;        /* what the frame holds */
+    skip(&c, 40);
+    while (is_ipv6_extension(next) || next == 44) {
+        if (c.len < 8)
+            return TAPO_DECODE_TRUNCATED;
+        if (next == 44 && (be16(c.p + 2) & 0xfff9))
+            return TAPO_DECODE_OTHER; /* a fragment */
+        uint32_t ext = next == 44 ? 8 : next == 51 ? ((uint32_t)c.p[1] + 2) * 4 : ((uint32_t)c.p[1] + 1) * 8;
+        if (ext > payload)
+            return TAPO_DECODE_MALFORMED;
+        next = c.p[0];
+        payload -= ext;
+        if (!skip(&c, ext))
+            return TAPO_DECODE_TRUNCATED;
+    }
+    return ip_payload(c, next, payload, out);
+}
+
+static tapo_decode_result ip(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 1)
+        return TAPO_DECODE_TRUNCATED;
+    switch (c.p[0] >> 4) {
+    case 4:
+        return ipv4(c, out);
+    case 6:
+        return ipv6(c, out);
+    default:
+        return TAPO_DECODE_OTHER;
+    }
+}
+
+/* ---- tunnels and links ----------------------------------------------- */
+
+/* An 802.11 data frame with LLC/SNAP, as Aruba tunnels it in GRE. */
+static tapo_decode_result wlan_data(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 24)
+        return TAPO_DECODE_TRUNCATED;
+    uint8_t fc0 = c.p[0], fc1 = c.p[1];
+    if (((fc0 >> 2) & 3) != 2)
+        return TAPO_DECODE_OTHER;     /* not a data frame */
+    uint32_t header = 24;
+    if ((fc1 & 3) == 3)
+        header += 6;                  /* four addresses */
+    if (fc0 & 0x80) {
+        header += 2;                  /* QoS control */
+        if (fc1 & 0x80)
+            header += 4;              /* HT control */
+    }
+    if (!skip(&c, header) || c.len < 8)
+        return TAPO_DECODE_TRUNCATED;
+    if (c.p[0] != 0xaa || c.p[1] != 0xaa || c.p[2] != 0x03)
+        return TAPO_DECODE_OTHER;
+    uint16_t type = be16(c.p + 6);
+    skip(&c, 8);
+    return by_ethertype(c, type, out);
+}
+
+static tapo_decode_result ethernet(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 14)
+        return TAPO_DECODE_TRUNCATED;
+    uint16_t type = be16(c.p + 12);
+    skip(&c, 14);
+    return by_ethertype(c, type, out);
+}
+
+static tapo_decode_result gre(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 4)
+        return TAPO_DECODE_TRUNCATED;
+    uint16_t flags = be16(c.p);
+    uint16_t type = be16(c.p + 2);
+    if (flags & 0x0007)
+        return TAPO_DECODE_OTHER;     /* GRE version 1 (PPTP) carries PPP */
+    uint32_t header = 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + ((flags & 0x1000) ? 4 : 0);
+    if (!skip(&c, header))
+        return TAPO_DECODE_TRUNCATED;
+    if (type == GRE_ARUBA_80211)
+        return wlan_data(c, out);
+    if (type == ETHERTYPE_TEB)
+        return ethernet(c, out);
+    return by_ethertype(c, type, out);
+}
+
+static tapo_decode_result ppp_protocol(cursor c, uint16_t proto, tapo_segment_fields *out)
+{
+    if (proto == PPP_IPV4 || proto == PPP_IPV6)
+        return ip(c, out);
+    return TAPO_DECODE_OTHER;
+}
+
+static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fields *out)
+{
+    for (int tags = 0; type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ || type == ETHERTYPE_QINQ_OLD; tags++) {
+        if (tags > 2 || c.len < 4)
+            return TAPO_DECODE_TRUNCATED;
+        type = be16(c.p + 2);
+        skip(&c, 4);
+    }
+    switch (type) {
+    case ETHERTYPE_IPV4:
+    case ETHERTYPE_IPV6:
+        return ip(c, out);
+    case ETHERTYPE_PPPOE_SESSION: {
+        if (c.len < 8)
+            return TAPO_DECODE_TRUNCATED;
+        uint32_t payload = be16(c.p + 4);   /* PPP protocol and data, bytes */
+        type = be16(c.p + 6);
+        skip(&c, 8);
+        /* Wireshark ends the frame where PPPoE says: padding is no data. */
+        uint32_t data = payload >= 2 ? payload - 2 : 0;
+        if (c.wire > data)
+            c.wire = data;
+        if (c.len > c.wire)
+            c.len = c.wire;
+        return ppp_protocol(c, type, out);
+    }
+    default:
+        return TAPO_DECODE_OTHER;
+    }
+}
+
+/* BSD loopback: the address family in host order (2 IPv4, 24, 28 or 30 IPv6). */
+static tapo_decode_result null_loopback(cursor c, bool network_order, tapo_segment_fields *out)
+{
+    if (c.len < 4)
+        return TAPO_DECODE_TRUNCATED;
+    uint32_t le = (uint32_t)c.p[0] | (uint32_t)c.p[1] << 8 | (uint32_t)c.p[2] << 16 | (uint32_t)c.p[3] << 24;
+    uint32_t family = network_order ? be32(c.p) : (le > 0xffff ? be32(c.p) : le);
+    skip(&c, 4);
+    if (family == 2 || family == 24 || family == 28 || family == 30)
+        return ip(c, out);
+    return TAPO_DECODE_OTHER;
+}
+
+static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                 bool endpoints_only, tapo_segment_fields *out)
+{
+    cursor c = { data, caplen, len > caplen ? len : caplen, 0, endpoints_only };
+    out->ends.family = 0;   /* not IP until an IP header says so */
+    out->ip_id = 0;
+    out->ttl = 0;
+    switch (encap) {
+    case WTAP_ENCAP_ETHERNET:
+        return ethernet(c, out);
+    case WTAP_ENCAP_RAW_IP:
+    case WTAP_ENCAP_RAW_IP4:
+    case WTAP_ENCAP_RAW_IP6:
+        return ip(c, out);
+    case WTAP_ENCAP_SLL:
+        if (c.len < 16)
+            return TAPO_DECODE_TRUNCATED;
+        skip(&c, 16);
+        return by_ethertype(c, be16(data + 14), out);
+    case WTAP_ENCAP_SLL2:
+        if (c.len < 20)
+            return TAPO_DECODE_TRUNCATED;
+        skip(&c, 20);
+        return by_ethertype(c, be16(data), out);
+    case WTAP_ENCAP_NULL:
+        return null_loopback(c, false, out);
+    case WTAP_ENCAP_LOOP:
+        return null_loopback(c, true, out);
+    case WTAP_ENCAP_PPP:
+        if (c.len >= 2 && c.p[0] == 0xff && c.p[1] == 0x03)
+            skip(&c, 2);              /* HDLC address and control */
+        if (c.len < 2)
+            return TAPO_DECODE_TRUNCATED;
+        {
+            uint16_t proto = be16(c.p);
+            skip(&c, 2);
+            return ppp_protocol(c, proto, out);
+        }
+    default:
+        return TAPO_DECODE_UNKNOWN_LINK;
+    }
+}
+
+tapo_decode_result tapo_decode_frame(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                     tapo_segment_fields *out)
+{
+    return decode(encap, data, caplen, len, false, out);
+}
+
+tapo_decode_result tapo_decode_frame_endpoints(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
+                                               tapo_segment_fields *out)
+{
+    return decode(encap, data, caplen, len, true, out);
+}

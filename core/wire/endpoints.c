@@ -1,0 +1,96 @@
+/* endpoints.c: see endpoints.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "wire/endpoints.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+static int compare_endpoint(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
+{
+    int c = memcmp(a, b, 16);
+    return c ? c : (int)pa - (int)pb;
+}
+
+void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key)
+{
+    *key = *e;
+    if (compare_endpoint(e->src, e->sport, e->dst, e->dport) > 0) {
+        memcpy(key->src, e->dst, 16);
+        memcpy(key->dst, e->src, 16);
+        key->sport = e->dport;
+        key->dport = e->sport;
+    }
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+guint tapo_endpoints_hash(gconstpointer key)
+{
+    const tapo_endpoints *e = key;
+    /* The addresses and ports as 64-bit words, mixed by multiplication
+     * (the constant is the golden ratio's, as in Fibonacci hashing). */
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t h = ((uint64_t)e->sport << 32 | (uint64_t)e->dport << 16 | e->family) * k;
+    h = (h ^ load64(e->src)) * k;
+    h = (h ^ load64(e->src + 8)) * k;
+    h = (h ^ load64(e->dst)) * k;
+    h = (h ^ load64(e->dst + 8)) * k;
+    return (guint)(h >> 32 ^ h);
+}
+
+/* One endpoint (its address and port) as a 64-bit word. */
+static uint64_t endpoint_word(const uint8_t *address, uint16_t port)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t h = (load64(address) ^ (uint64_t)port << 48) * k;
+    return (h ^ load64(address + 8)) * k;
+}
+
+uint32_t tapo_endpoints_either_way_hash(const tapo_endpoints *e)
+{
+    uint64_t h = endpoint_word(e->src, e->sport) ^ endpoint_word(e->dst, e->dport);
+    return (uint32_t)(h >> 32 ^ h);
+}
+
+gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b)
+{
+    const tapo_endpoints *x = a, *y = b;
+    return x->family == y->family && x->sport == y->sport && x->dport == y->dport &&
+           memcmp(x->src, y->src, 16) == 0 && memcmp(x->dst, y->dst, 16) == 0;
+}
+
+void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
+                           uint16_t *port)
+{
+    inet_ntop(e->family == 6 ? AF_INET6 : AF_INET, which == 0 ? e->src : e->dst, address,
+              TAPO_ADDRESS_TEXT_MAX);
+    *port = which == 0 ? e->sport : e->dport;
+}
+
+static void endpoint_name(const tapo_endpoints *e, int which, char out[TAPO_ENDPOINT_NAME_MAX])
+{
+    char address[TAPO_ADDRESS_TEXT_MAX];
+    uint16_t port;
+    tapo_endpoint_address(e, which, address, &port);
+    g_snprintf(out, TAPO_ENDPOINT_NAME_MAX, e->family == 6 ? "[%s]:%u" : "%s:%u", address, port);
+}
+
+char *tapo_endpoint_text(const tapo_endpoints *e, int which)
+{
+    char name[TAPO_ENDPOINT_NAME_MAX];
+    endpoint_name(e, which, name);
+    return g_strdup(name);
+}
+
+void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out)
+{
+    endpoint_name(e, 0, out->name[0]);
+    endpoint_name(e, 1, out->name[1]);
+}

@@ -1,0 +1,37 @@
+/* endpoints.h: a connection's endpoints as a key: canonical order, hash,
+ * equality and text.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef TAPO_ENDPOINTS_H
+#define TAPO_ENDPOINTS_H
+
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "wire/decode.h"
+#include "roles/roles.h"
+
+#define TAPO_ADDRESS_TEXT_MAX 46      /* bytes: INET6_ADDRSTRLEN */
+
+/* The same key whichever endpoint sent the segment: the lower one first. */
+void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key);
+guint tapo_endpoints_hash(gconstpointer key);
+
+/* A hash of the endpoints that is the same whichever sent the segment,
+ * without ordering them first. */
+uint32_t tapo_endpoints_either_way_hash(const tapo_endpoints *e);
+gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b);
+
+/* The address (as text) and port of endpoint 0 (src) or 1 (dst). */
+void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
+                           uint16_t *port);
+
+/* The same as "address:port" ("[address]:port" for IPv6), allocated. */
+char *tapo_endpoint_text(const tapo_endpoints *e, int which);
+
+/* Both, as the analysis names them (roles.h). */
+void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out);
+
+#endif /* TAPO_ENDPOINTS_H */
