@@ -140,12 +140,16 @@ class Gui:
         with open(self.stderr_path, "a") as log:
             self.wireshark = subprocess.Popen(env + argv, stdout=subprocess.DEVNULL, stderr=log,
                                               start_new_session=True)
-        main = self.wait_window(capture)
-        self.xdo("windowsize", main, *size)
-        self.xdo("windowmove", main, 0, 0)
-        time.sleep(1.0)
+        main = self.place(self.wait_window(capture), *size)
         self.size = size
         return main
+
+    def place(self, window, width, height):
+        """A window at the screen's top left, width x height pixels, drawn."""
+        self.xdo("windowsize", window, width, height)
+        self.xdo("windowmove", window, 0, 0)
+        time.sleep(1.0)
+        return window
 
     def choose_profile(self, position):
         """The status bar's profile menu (a click on the profile's name):
@@ -205,9 +209,7 @@ def statistics(gui):
     gui.click(*STATISTICS_MENU)
     gui.keys("Up", "Return")
     dialog = gui.wait_window("TCP Stalls (TAPO)")
-    gui.xdo("windowsize", dialog, 900, 720)
-    gui.xdo("windowmove", dialog, 0, 0)
-    time.sleep(1.0)
+    gui.place(dialog, 900, 720)
     gui.shot(dialog, "tapo-statistics.png")
 
 
@@ -219,9 +221,7 @@ def flow_report(gui):
     gui.choose_profile(1)
     gui.tools_tapo(0)
     window = gui.wait_window("TAPO flow report")
-    gui.xdo("windowsize", window, 1380, 560)
-    gui.xdo("windowmove", window, 0, 0)
-    time.sleep(1.0)
+    gui.place(window, 1380, 560)
     gui.shot(window, "tapo-flow-report.png")
 
 
@@ -231,9 +231,7 @@ def html_report(gui):
     gui.open("mixed-web.pcap")
     gui.tools_tapo(1)
     window = gui.wait_window("TAPO HTML report")
-    gui.xdo("windowsize", window, 900, 450)
-    gui.xdo("windowmove", window, 0, 0)
-    time.sleep(1.0)
+    gui.place(window, 900, 450)
     gui.shot(window, "tapo-html-window.png")
     # The report of mixed-web.pcap, named after it, and nothing else left
     # in the temporary folder.
