@@ -14,12 +14,6 @@
 #define MESSAGES_PER_FILE 5           /* undecodable frames reported one by one, count */
 #define PROGRESS_EVERY_S 1.0          /* wall seconds between progress lines */
 
-/* The first worker speaks for all: they read the same inputs. */
-bool worker_speaks(const worker *w)
-{
-    return w->index == 0;
-}
-
 static const char *decode_problem(tapo_decode_result r)
 {
     switch (r) {

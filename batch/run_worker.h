@@ -89,8 +89,13 @@ typedef struct run_input {
     tapo_frame frame;
 } run_input;
 
+/* The first worker speaks for all: they read the same inputs. */
+static inline bool worker_speaks(const worker *w)
+{
+    return w->index == 0;
+}
+
 /* run_read.c */
-bool worker_speaks(const worker *w);
 void worker_progress(worker *w, bool last);
 void worker_handle(worker *w, run_input *in, tapo_table_clock *k);
 void worker_read_in_turn(worker *w, uint32_t count);
