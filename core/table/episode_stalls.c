@@ -15,10 +15,9 @@ void tapo_episode_stall_describe(tapo_connection *c, const tapo_conn_stall *s, c
     int client = tapo_conv_client(sum, &basis);
     tapo_endpoint_names names;
     tapo_endpoint_names_of(&c->id.first, &names);
-    char client_address[TAPO_ADDRESS_TEXT_MAX], server_address[TAPO_ADDRESS_TEXT_MAX], prefix[64];
+    char client_address[TAPO_ADDRESS_TEXT_MAX], prefix[TAPO_PREFIX_TEXT_MAX];
     uint16_t port;
     tapo_endpoint_address(&c->id.first, client, client_address, &port);
-    tapo_endpoint_address(&c->id.first, tapo_peer_of(client), server_address, &port);
     *out = (tapo_episode_stall){
         .connection = ((uint64_t)c->start.file << 32) | c->start.frame,
         .end_s = s->place.epoch_s,
@@ -27,8 +26,8 @@ void tapo_episode_stall_describe(tapo_connection *c, const tapo_conn_stall *s, c
     };
     out->keys[TAPO_SCOPE_SERVER] = g_string_chunk_insert_const(chunk, names.name[tapo_peer_of(client)]);
     out->keys[TAPO_SCOPE_CLIENT] = g_string_chunk_insert_const(chunk, client_address);
-    if (tapo_address_prefix(client_address, prefix))
-        out->keys[TAPO_SCOPE_CLIENT_PREFIX] = g_string_chunk_insert_const(chunk, prefix);
-    if (tapo_address_prefix(server_address, prefix))
-        out->keys[TAPO_SCOPE_SERVER_PREFIX] = g_string_chunk_insert_const(chunk, prefix);
+    tapo_endpoint_prefix(&c->id.first, client, prefix);
+    out->keys[TAPO_SCOPE_CLIENT_PREFIX] = g_string_chunk_insert_const(chunk, prefix);
+    tapo_endpoint_prefix(&c->id.first, tapo_peer_of(client), prefix);
+    out->keys[TAPO_SCOPE_SERVER_PREFIX] = g_string_chunk_insert_const(chunk, prefix);
 }

@@ -66,20 +66,63 @@ gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b)
            memcmp(x->src, y->src, 16) == 0 && memcmp(x->dst, y->dst, 16) == 0;
 }
 
+/* Writes n in decimal at out; returns the end.  (inet_ntop and printf
+ * format through stdio's machinery: ten times slower for an address, and
+ * every stall and connection written names several.) */
+static char *decimal(char *out, unsigned n)
+{
+    char digits[10];
+    int k = 0;
+    do {
+        digits[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    while (k)
+        *out++ = digits[--k];
+    return out;
+}
+
+/* An IPv4 address as inet_ntop writes it ("192.0.2.1"); returns the end. */
+static char *ipv4_text(const uint8_t *a, char *out)
+{
+    for (int i = 0; i < 4; i++) {
+        if (i)
+            *out++ = '.';
+        out = decimal(out, a[i]);
+    }
+    *out = '\0';
+    return out;
+}
+
+/* Endpoint which's address as text; returns its end. */
+static char *address_text(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX])
+{
+    const uint8_t *bytes = which == 0 ? e->src : e->dst;
+    if (e->family != 6)
+        return ipv4_text(bytes, address);
+    inet_ntop(AF_INET6, bytes, address, TAPO_ADDRESS_TEXT_MAX);
+    return address + strlen(address);
+}
+
 void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
                            uint16_t *port)
 {
-    inet_ntop(e->family == 6 ? AF_INET6 : AF_INET, which == 0 ? e->src : e->dst, address,
-              TAPO_ADDRESS_TEXT_MAX);
+    address_text(e, which, address);
     *port = which == 0 ? e->sport : e->dport;
 }
 
+/* "address:port", "[address]:port" for IPv6. */
 static void endpoint_name(const tapo_endpoints *e, int which, char out[TAPO_ENDPOINT_NAME_MAX])
 {
-    char address[TAPO_ADDRESS_TEXT_MAX];
-    uint16_t port;
-    tapo_endpoint_address(e, which, address, &port);
-    g_snprintf(out, TAPO_ENDPOINT_NAME_MAX, e->family == 6 ? "[%s]:%u" : "%s:%u", address, port);
+    G_STATIC_ASSERT(TAPO_ENDPOINT_NAME_MAX >= TAPO_ADDRESS_TEXT_MAX + 8);
+    char *end = out;
+    if (e->family == 6)
+        *end++ = '[';
+    end = address_text(e, which, end);
+    if (e->family == 6)
+        *end++ = ']';
+    *end++ = ':';
+    *decimal(end, which == 0 ? e->sport : e->dport) = '\0';
 }
 
 char *tapo_endpoint_text(const tapo_endpoints *e, int which)
@@ -93,4 +136,18 @@ void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out)
 {
     endpoint_name(e, 0, out->name[0]);
     endpoint_name(e, 1, out->name[1]);
+}
+
+void tapo_endpoint_prefix(const tapo_endpoints *e, int which, char out[TAPO_PREFIX_TEXT_MAX])
+{
+    uint8_t bytes[16];
+    memcpy(bytes, which == 0 ? e->src : e->dst, sizeof bytes);
+    if (e->family != 6) {
+        bytes[3] = 0;
+        memcpy(ipv4_text(bytes, out), "/24", 4);
+        return;
+    }
+    memset(bytes + 8, 0, 8);
+    inet_ntop(AF_INET6, bytes, out, TAPO_ADDRESS_TEXT_MAX);
+    strcat(out, "/64");
 }

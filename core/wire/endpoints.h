@@ -14,6 +14,7 @@
 #include "roles/roles.h"
 
 #define TAPO_ADDRESS_TEXT_MAX 46      /* bytes: INET6_ADDRSTRLEN */
+#define TAPO_PREFIX_TEXT_MAX 64       /* bytes: an address and "/64" */
 
 /* The same key whichever endpoint sent the segment: the lower one first. */
 void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key);
@@ -33,5 +34,9 @@ char *tapo_endpoint_text(const tapo_endpoints *e, int which);
 
 /* Both, as the analysis names them (roles.h). */
 void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out);
+
+/* The /24 (IPv4) or /64 (IPv6) of endpoint which's address, as text
+ * ("192.0.2.0/24", "2001:db8::/64"): tapo_address_prefix of its address. */
+void tapo_endpoint_prefix(const tapo_endpoints *e, int which, char out[TAPO_PREFIX_TEXT_MAX]);
 
 #endif /* TAPO_ENDPOINTS_H */
