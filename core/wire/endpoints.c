@@ -7,42 +7,11 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-static int compare_endpoint(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
-{
-    int c = memcmp(a, b, 16);
-    return c ? c : (int)pa - (int)pb;
-}
-
-void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key)
-{
-    *key = *e;
-    if (compare_endpoint(e->src, e->sport, e->dst, e->dport) > 0) {
-        memcpy(key->src, e->dst, 16);
-        memcpy(key->dst, e->src, 16);
-        key->sport = e->dport;
-        key->dport = e->sport;
-    }
-}
-
 static uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, sizeof v);
     return v;
-}
-
-guint tapo_endpoints_hash(gconstpointer key)
-{
-    const tapo_endpoints *e = key;
-    /* The addresses and ports as 64-bit words, mixed by multiplication
-     * (the constant is the golden ratio's, as in Fibonacci hashing). */
-    const uint64_t k = 0x9e3779b97f4a7c15ull;
-    uint64_t h = ((uint64_t)e->sport << 32 | (uint64_t)e->dport << 16 | e->family) * k;
-    h = (h ^ load64(e->src)) * k;
-    h = (h ^ load64(e->src + 8)) * k;
-    h = (h ^ load64(e->dst)) * k;
-    h = (h ^ load64(e->dst + 8)) * k;
-    return (guint)(h >> 32 ^ h);
 }
 
 /* One endpoint (its address and port) as a 64-bit word. */
@@ -102,6 +71,17 @@ static char *address_text(const tapo_endpoints *e, int which, char address[TAPO_
         return ipv4_text(bytes, address);
     inet_ntop(AF_INET6, bytes, address, TAPO_ADDRESS_TEXT_MAX);
     return address + strlen(address);
+}
+
+bool tapo_endpoints_same_flow(const tapo_endpoints *a, const tapo_endpoints *b)
+{
+    if (a->family != b->family)
+        return false;
+    if (a->sport == b->sport && a->dport == b->dport && memcmp(a->src, b->src, 16) == 0 &&
+        memcmp(a->dst, b->dst, 16) == 0)
+        return true;
+    return a->sport == b->dport && a->dport == b->sport && memcmp(a->src, b->dst, 16) == 0 &&
+           memcmp(a->dst, b->src, 16) == 0;
 }
 
 void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],

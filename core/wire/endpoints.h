@@ -1,5 +1,5 @@
-/* endpoints.h: a connection's endpoints as a key: canonical order, hash,
- * equality and text.
+/* endpoints.h: a connection's endpoints as a key: a hash the same either
+ * way round, equality, and text.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,14 +16,13 @@
 #define TAPO_ADDRESS_TEXT_MAX 46      /* bytes: INET6_ADDRSTRLEN */
 #define TAPO_PREFIX_TEXT_MAX 64       /* bytes: an address and "/64" */
 
-/* The same key whichever endpoint sent the segment: the lower one first. */
-void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key);
-guint tapo_endpoints_hash(gconstpointer key);
-
 /* A hash of the endpoints that is the same whichever sent the segment,
  * without ordering them first. */
 uint32_t tapo_endpoints_either_way_hash(const tapo_endpoints *e);
 gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b);
+
+/* The same connection's endpoints, whichever sent each segment. */
+bool tapo_endpoints_same_flow(const tapo_endpoints *a, const tapo_endpoints *b);
 
 /* The address (as text) and port of endpoint 0 (src) or 1 (dst). */
 void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
