@@ -107,10 +107,24 @@ static int worse_first(gconstpointer a, gconstpointer b)
     return x->first_frame < y->first_frame ? -1 : x->first_frame > y->first_frame;
 }
 
+/* Keeps the list sorted (worse_first) and at most TAPO_REPORT_WORST_FLOWS
+ * long: f goes after every flow that lists before it or ties with it, as
+ * a stable sort of the list with f appended would put it. */
 static void keep_worst(tapo_report *r, tapo_flow_row *f)
 {
-    g_ptr_array_add(r->worst, f);
-    g_ptr_array_sort(r->worst, worse_first);
+    guint lo = 0, hi = r->worst->len;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (worse_first(&r->worst->pdata[mid], &f) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= TAPO_REPORT_WORST_FLOWS) {
+        tapo_flow_row_free(f);
+        return;
+    }
+    g_ptr_array_insert(r->worst, (gint)lo, f);
     if (r->worst->len > TAPO_REPORT_WORST_FLOWS)
         g_ptr_array_set_size(r->worst, TAPO_REPORT_WORST_FLOWS);
 }
