@@ -89,6 +89,8 @@ static void add_turnaround(tapo_conv *c, tapo_endpoint *e, double sample_s, tapo
 static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
                            const tapo_packet *p, const tapo_config *cfg)
 {
+    if (tapo_handshake_over_for(&c->handshake, p))
+        return;
     tapo_handshake_timing timing;
     tapo_handshake_note(&c->handshake, p, &timing);
     if (timing.turnaround)

@@ -7,6 +7,15 @@
 
 #include "sender/recovery.h"
 
+/* The sender's RTT estimates as they stood when p was sent. */
+static void read_estimates(const tapo_endpoint *sender, const tapo_config *cfg, tapo_view_gap *g)
+{
+    const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
+    g->srtt = rtt->has_sample ? tapo_opt_s_of(rtt->srtt_s) : tapo_opt_s_none();
+    g->rto_s = rtt->rto_s;
+    g->threshold_s = tapo_rtt_stall_threshold(rtt, cfg->tau);
+}
+
 void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const tapo_packet *p,
                         bool own, const tapo_config *cfg, uint32_t turn_version, tapo_view_gap *g)
 {
@@ -23,12 +32,19 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
         .unheard_from_s = own ? tapo_sender_acked_before_resend(&sender->tx, p) : tapo_opt_s_none(),
     };
     tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
-    const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
-    g->srtt = rtt->has_sample ? tapo_opt_s_of(rtt->srtt_s) : tapo_opt_s_none();
-    g->rto_s = rtt->rto_s;
-    g->threshold_s = tapo_rtt_stall_threshold(rtt, cfg->tau);
+    g->since_tx_s = tapo_opt_s_none();
+    if (!own && g->clock.gap_s < cfg->min_stall_s) {
+        /* The peer's packet after a gap too short to be a stall: the
+         * estimates judge nothing (tapo_view_gaps_settle), and they are
+         * most of the reading's cost. */
+        g->srtt = tapo_opt_s_none();
+        g->rto_s = g->threshold_s = 0.0;
+        return;
+    }
+    read_estimates(sender, cfg, g);
     tapo_opt_s last_tx = tapo_sender_last_tx(&sender->tx);
-    g->since_tx_s = own && last_tx.known ? tapo_opt_s_of(g->time_s - last_tx.s) : tapo_opt_s_none();
+    if (own && last_tx.known)
+        g->since_tx_s = tapo_opt_s_of(g->time_s - last_tx.s);
 }
 
 void tapo_view_gaps_settle(tapo_view_gap gaps[2], const tapo_packet *p, bool first, const tapo_config *cfg)
