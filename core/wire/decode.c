@@ -120,13 +120,19 @@ static tapo_decode_result tcp(cursor c, uint32_t ip_payload, tapo_segment_fields
     out->sack_count = 0;
     out->has_wscale = out->has_timestamps = false;
     out->mss_option = 0;
-    if (c.endpoints_only)
-        return TAPO_DECODE_TCP;
     /* Options cut by the snaplen are lost, as in Wireshark. */
     uint32_t captured = c.len < header ? c.len : header;
     out->options_truncated = captured < header;
-    tcp_options(c.p + 20, captured > 20 ? captured - 20 : 0, out);
+    out->options = c.p + 20;
+    out->options_len = captured > 20 ? captured - 20 : 0;
+    if (!c.endpoints_only)
+        tapo_decode_options(out);
     return TAPO_DECODE_TCP;
+}
+
+void tapo_decode_options(tapo_segment_fields *seg)
+{
+    tcp_options(seg->options, seg->options_len, seg);
 }
 
 /* ---- IP -------------------------------------------------------------- */
