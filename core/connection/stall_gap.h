@@ -24,8 +24,9 @@ typedef struct tapo_view_gap {
     double time_s;                /* the packet on the sender's timeline, seconds */
     tapo_clock_packet on_clock;   /* the packet as the sender's clock sees it */
     tapo_clock_reading clock;     /* the gap and the silence before it */
-    /* The sender's estimates at that time, read for its own packets and
-     * for gaps of at least the minimum stall duration (else unknown and 0). */
+    /* The sender's estimates at that time, read for gaps of at least the
+     * minimum stall duration and the sender's own data, SYN or FIN (else
+     * unknown and 0). */
     tapo_opt_s srtt;              /* seconds (unknown without a sample) */
     double rto_s;                 /* seconds */
     double threshold_s;           /* min(tau x SRTT, RTO) then, seconds */
