@@ -268,25 +268,22 @@ void tapo_report_merge(tapo_report *into, const tapo_report *from)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static void add_int(JsonBuilder *b, const char *name, int64_t v)
+static void add_int(tapo_json_text *w, const char *name, int64_t v)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
+    tapo_json_member(w, name);
+    tapo_json_int(w, v);
 }
 
-static void add_double(JsonBuilder *b, const char *name, double v)
+static void add_double(tapo_json_text *w, const char *name, double v)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_add_double_value(b, v);
+    tapo_json_member(w, name);
+    tapo_json_double(w, v);
 }
 
-static void add_string(JsonBuilder *b, const char *name, const char *v)
+static void add_string(tapo_json_text *w, const char *name, const char *v)
 {
-    json_builder_set_member_name(b, name);
-    if (v)
-        json_builder_add_string_value(b, v);
-    else
-        json_builder_add_null_value(b);
+    tapo_json_member(w, name);
+    tapo_json_string(w, v);
 }
 
 /* Children by total, then name: the same order whatever the merges. */
@@ -307,19 +304,19 @@ static GPtrArray *sorted_children(const tapo_report_node *n)
     return sorted;
 }
 
-static void node_to_json(JsonBuilder *b, const tapo_report_node *n)
+static void node_to_json(tapo_json_text *w, const tapo_report_node *n)
 {
-    json_builder_begin_object(b);
-    add_string(b, "name", n->name);
-    add_int(b, "total", n->total);
-    json_builder_set_member_name(b, "children");
-    json_builder_begin_array(b);
+    tapo_json_begin_object(w);
+    add_string(w, "name", n->name);
+    add_int(w, "total", n->total);
+    tapo_json_member(w, "children");
+    tapo_json_begin_array(w);
     GPtrArray *sorted = sorted_children(n);
     for (guint i = 0; i < sorted->len; i++)
-        node_to_json(b, sorted->pdata[i]);
+        node_to_json(w, sorted->pdata[i]);
     g_ptr_array_free(sorted, TRUE);
-    json_builder_end_array(b);
-    json_builder_end_object(b);
+    tapo_json_end_array(w);
+    tapo_json_end_object(w);
 }
 
 /* A cause's key in partial results: its rule and name, "1.7 undetermined". */
@@ -329,60 +326,71 @@ static char *cause_key(tapo_cause c)
     return g_strdup_printf("%s %s", info->rule, info->name);
 }
 
-void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
+static void flow_row_write(tapo_json_text *w, const tapo_flow_row *f)
 {
-    json_builder_begin_object(b);
-    add_string(b, "file", f->file);
-    add_int(b, "first_frame", f->first_frame);
-    add_string(b, "client", f->client);
-    add_string(b, "server", f->server);
-    add_double(b, "start_s", f->start_s);
-    add_double(b, "duration_s", f->duration_s);
-    add_int(b, "bytes_to_server", (int64_t)f->bytes_to_server);
-    add_int(b, "bytes_to_client", (int64_t)f->bytes_to_client);
-    add_int(b, "stalls", f->stalls);
-    add_double(b, "stalled_time_s", f->stalled_s);
-    add_double(b, "stall_ratio", tapo_flow_ratio(f));
+    tapo_json_begin_object(w);
+    add_string(w, "file", f->file);
+    add_int(w, "first_frame", f->first_frame);
+    add_string(w, "client", f->client);
+    add_string(w, "server", f->server);
+    add_double(w, "start_s", f->start_s);
+    add_double(w, "duration_s", f->duration_s);
+    add_int(w, "bytes_to_server", (int64_t)f->bytes_to_server);
+    add_int(w, "bytes_to_client", (int64_t)f->bytes_to_client);
+    add_int(w, "stalls", f->stalls);
+    add_double(w, "stalled_time_s", f->stalled_s);
+    add_double(w, "stall_ratio", tapo_flow_ratio(f));
     tapo_cause dominant = tapo_flow_dominant(f);
     bool any = dominant != TAPO_CAUSE_COUNT;
-    add_string(b, "dominant_cause", any ? tapo_cause_get(dominant)->name : NULL);
-    add_double(b, "dominant_cause_time_s", any ? f->stalled_by_cause_s[dominant] : 0.0);
-    add_string(b, "advice", any && f->advice ? f->advice : "");
-    add_string(b, "vantage", f->vantage);
-    add_int(b, "low_confidence_stalls", f->low_confidence);
-    add_int(b, "handshake_stalls", f->handshake_stalls);
-    add_int(b, "teardown_stalls", f->teardown_stalls);
-    add_double(b, "whatif_saving_s", f->saving_s);
-    add_double(b, "idle_time_s", tapo_flow_idle_s(f));
-    json_builder_set_member_name(b, "stalled_time_by_cause_s");
-    json_builder_begin_object(b);
+    add_string(w, "dominant_cause", any ? tapo_cause_get(dominant)->name : NULL);
+    add_double(w, "dominant_cause_time_s", any ? f->stalled_by_cause_s[dominant] : 0.0);
+    add_string(w, "advice", any && f->advice ? f->advice : "");
+    add_string(w, "vantage", f->vantage);
+    add_int(w, "low_confidence_stalls", f->low_confidence);
+    add_int(w, "handshake_stalls", f->handshake_stalls);
+    add_int(w, "teardown_stalls", f->teardown_stalls);
+    add_double(w, "whatif_saving_s", f->saving_s);
+    add_double(w, "idle_time_s", tapo_flow_idle_s(f));
+    tapo_json_member(w, "stalled_time_by_cause_s");
+    tapo_json_begin_object(w);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
         if (f->stalled_by_cause_s[c] == 0.0)
             continue;
         char *key = cause_key((tapo_cause)c);
-        add_double(b, key, f->stalled_by_cause_s[c]);
+        add_double(w, key, f->stalled_by_cause_s[c]);
         g_free(key);
     }
-    json_builder_end_object(b);
-    json_builder_end_object(b);
+    tapo_json_end_object(w);
+    tapo_json_end_object(w);
 }
 
-static void episode_to_json(JsonBuilder *b, const tapo_report_episode *re)
+JsonNode *tapo_flow_row_to_node(const tapo_flow_row *f)
+{
+    GString *text = g_string_new("");
+    tapo_json_text w;
+    tapo_json_text_init(&w, text, false);
+    flow_row_write(&w, f);
+    JsonNode *node = json_from_string(text->str, NULL);
+    g_string_free(text, TRUE);
+    return node;
+}
+
+static void episode_to_json(tapo_json_text *w, const tapo_report_episode *re)
 {
     const tapo_episode *e = &re->e;
-    json_builder_begin_object(b);
-    add_int(b, "episode", e->id);
-    add_string(b, "file", re->file);
-    add_string(b, "scope", e->scope_text);
-    add_string(b, "scope_kind", tapo_episode_scope_name(e->scope));
-    add_int(b, "connections", e->connections);
-    add_int(b, "stalls", e->stalls);
-    add_double(b, "start_s", e->start_s);
-    add_double(b, "duration_s", e->end_s - e->start_s);
+    tapo_json_begin_object(w);
+    add_int(w, "episode", e->id);
+    add_string(w, "file", re->file);
+    add_string(w, "scope", e->scope_text);
+    add_string(w, "scope_kind", tapo_episode_scope_name(e->scope));
+    add_int(w, "connections", e->connections);
+    add_int(w, "stalls", e->stalls);
+    add_double(w, "start_s", e->start_s);
+    add_double(w, "duration_s", e->end_s - e->start_s);
     char *cause = cause_key(e->cause);
-    add_string(b, "cause", cause);
+    add_string(w, "cause", cause);
     g_free(cause);
-    json_builder_end_object(b);
+    tapo_json_end_object(w);
 }
 
 static void episode_from_json(tapo_report *r, JsonObject *o)
@@ -408,74 +416,80 @@ static void episode_from_json(tapo_report *r, JsonObject *o)
     tapo_report_add_episode(r, &e, json_object_get_string_member_with_default(o, "file", ""));
 }
 
-char *tapo_report_to_json(const tapo_report *r, bool pretty)
+/* The report's counts and its breakdown by cause and mitigation. */
+static void totals_to_json(tapo_json_text *w, const tapo_report *r)
 {
-    JsonBuilder *b = json_builder_new();
-    json_builder_begin_object(b);
-    add_int(b, "tapo_partial", PARTIAL_VERSION);
-    add_int(b, "files", (int64_t)r->files);
-    add_int(b, "packets", (int64_t)r->packets);
-    add_int(b, "tcp_packets", (int64_t)r->tcp_packets);
-    add_int(b, "undecodable", (int64_t)r->undecodable);
-    add_int(b, "conversations", (int64_t)r->conversations);
-    add_int(b, "stalled_conversations", (int64_t)r->stalled_conversations);
-    add_int(b, "idle_flushed", (int64_t)r->idle_flushed);
-    json_builder_set_member_name(b, "breakdown");
-    node_to_json(b, r->tree);
-    add_int(b, "stalled_time_ns", r->stalled_ns);
-    json_builder_set_member_name(b, "stalled_time_by_cause_ns");
-    json_builder_begin_object(b);
+    add_int(w, "tapo_partial", PARTIAL_VERSION);
+    add_int(w, "files", (int64_t)r->files);
+    add_int(w, "packets", (int64_t)r->packets);
+    add_int(w, "tcp_packets", (int64_t)r->tcp_packets);
+    add_int(w, "undecodable", (int64_t)r->undecodable);
+    add_int(w, "conversations", (int64_t)r->conversations);
+    add_int(w, "stalled_conversations", (int64_t)r->stalled_conversations);
+    add_int(w, "idle_flushed", (int64_t)r->idle_flushed);
+    tapo_json_member(w, "breakdown");
+    node_to_json(w, r->tree);
+    add_int(w, "stalled_time_ns", r->stalled_ns);
+    tapo_json_member(w, "stalled_time_by_cause_ns");
+    tapo_json_begin_object(w);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
         if (r->stalled_by_cause_ns[c] == 0)
             continue;
         char *key = cause_key((tapo_cause)c);
-        add_int(b, key, r->stalled_by_cause_ns[c]);
+        add_int(w, key, r->stalled_by_cause_ns[c]);
         g_free(key);
     }
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "whatif_saving_ns");
-    json_builder_begin_object(b);
+    tapo_json_end_object(w);
+    tapo_json_member(w, "whatif_saving_ns");
+    tapo_json_begin_object(w);
     for (int m = TAPO_MITIGATION_NONE + 1; m < TAPO_MITIGATION_COUNT; m++)
         if (r->saving_by_mitigation_ns[m] > 0)
-            add_int(b, tapo_mitigation_name((tapo_mitigation)m), r->saving_by_mitigation_ns[m]);
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "duration_buckets_ms");
-    json_builder_begin_object(b);
+            add_int(w, tapo_mitigation_name((tapo_mitigation)m), r->saving_by_mitigation_ns[m]);
+    tapo_json_end_object(w);
+}
+
+/* The distributions: stall durations and the flows' stall ratios. */
+static void distributions_to_json(tapo_json_text *w, const tapo_report *r)
+{
+    tapo_json_member(w, "duration_buckets_ms");
+    tapo_json_begin_object(w);
     for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
-        add_int(b, tapo_duration_bucket_names[i], (int64_t)r->duration_buckets[i]);
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "durations");
-    json_builder_add_value(b, tapo_sketch_to_json(&r->durations));
-    json_builder_set_member_name(b, "flow_ratios");
-    json_builder_add_value(b, tapo_sketch_to_json(&r->flow_ratios));
-    json_builder_set_member_name(b, "stall_ratio_quantiles");
-    json_builder_begin_object(b);
+        add_int(w, tapo_duration_bucket_names[i], (int64_t)r->duration_buckets[i]);
+    tapo_json_end_object(w);
+    tapo_json_member(w, "durations");
+    tapo_sketch_write_json(&r->durations, w);
+    tapo_json_member(w, "flow_ratios");
+    tapo_sketch_write_json(&r->flow_ratios, w);
+    tapo_json_member(w, "stall_ratio_quantiles");
+    tapo_json_begin_object(w);
     for (unsigned i = 0; i < G_N_ELEMENTS(figure3_quantiles); i++) {
         char name[16];
         g_snprintf(name, sizeof name, "p%g", figure3_quantiles[i] * 100.0);
-        add_double(b, name, tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
+        add_double(w, name, tapo_sketch_quantile(&r->flow_ratios, figure3_quantiles[i]));
     }
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "worst_flows");
-    json_builder_begin_array(b);
+    tapo_json_end_object(w);
+}
+
+char *tapo_report_to_json(const tapo_report *r, bool pretty)
+{
+    GString *text = g_string_sized_new(4096);
+    tapo_json_text w;
+    tapo_json_text_init(&w, text, pretty);
+    tapo_json_begin_object(&w);
+    totals_to_json(&w, r);
+    distributions_to_json(&w, r);
+    tapo_json_member(&w, "worst_flows");
+    tapo_json_begin_array(&w);
     for (guint i = 0; i < r->worst->len; i++)
-        tapo_flow_row_to_json(b, r->worst->pdata[i]);
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "episodes");
-    json_builder_begin_array(b);
+        flow_row_write(&w, r->worst->pdata[i]);
+    tapo_json_end_array(&w);
+    tapo_json_member(&w, "episodes");
+    tapo_json_begin_array(&w);
     for (guint i = 0; i < r->episodes->len; i++)
-        episode_to_json(b, &g_array_index(r->episodes, tapo_report_episode, i));
-    json_builder_end_array(b);
-    json_builder_end_object(b);
-    JsonGenerator *gen = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, pretty);
-    char *text = json_generator_to_data(gen, NULL);
-    json_node_unref(root);
-    g_object_unref(gen);
-    g_object_unref(b);
-    return text;
+        episode_to_json(&w, &g_array_index(r->episodes, tapo_report_episode, i));
+    tapo_json_end_array(&w);
+    tapo_json_end_object(&w);
+    return g_string_free(text, FALSE);
 }
 
 static bool node_from_json(tapo_report_node *n, JsonObject *o)

@@ -67,8 +67,8 @@ tapo_rank tapo_rank_of(const double stalled_by_cause_s[TAPO_CAUSE_COUNT]);
 /* < 0 when a lists before b: more to act on first. */
 int tapo_rank_compare(const tapo_rank *a, const tapo_rank *b);
 void tapo_flow_row_free(tapo_flow_row *f);
-/* The row as an object of the flow rows' JSON (and of the report's). */
-void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f);
+/* The row as an object of the report's JSON, as a node. */
+JsonNode *tapo_flow_row_to_node(const tapo_flow_row *f);
 
 /* A node of the breakdown tree. */
 typedef struct tapo_report_node {
