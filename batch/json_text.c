@@ -122,14 +122,34 @@ void tapo_json_int(tapo_json_text *w, int64_t v)
     g_string_append_printf(w->out, "%" G_GINT64_FORMAT, v);
 }
 
+/* v as json-glib writes a double: 17 significant digits, ".0" after them
+ * when they hold no point. */
+static void double_json(double v, char text[G_ASCII_DTOSTR_BUF_SIZE + 2])
+{
+    g_ascii_dtostr(text, G_ASCII_DTOSTR_BUF_SIZE, v);
+    if (!strchr(text, '.'))
+        strcat(text, ".0");
+}
+
+void tapo_json_double_text(double v, GString *text)
+{
+    char json[G_ASCII_DTOSTR_BUF_SIZE + 2];
+    double_json(v, json);
+    g_string_assign(text, json);
+}
+
 void tapo_json_double(tapo_json_text *w, double v)
 {
     before_item(w);
-    char text[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_dtostr(text, sizeof text, v);
-    g_string_append(w->out, text);
-    if (!strchr(text, '.'))
-        g_string_append(w->out, ".0");
+    char json[G_ASCII_DTOSTR_BUF_SIZE + 2];
+    double_json(v, json);
+    g_string_append(w->out, json);
+}
+
+void tapo_json_raw(tapo_json_text *w, const char *json)
+{
+    before_item(w);
+    g_string_append(w->out, json);
 }
 
 void tapo_json_string(tapo_json_text *w, const char *v)

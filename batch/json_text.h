@@ -46,6 +46,10 @@ void tapo_json_member(tapo_json_text *w, const char *name);
 
 void tapo_json_int(tapo_json_text *w, int64_t v);
 void tapo_json_double(tapo_json_text *w, double v);
+/* A double as tapo_json_double writes it, into text (replaced). */
+void tapo_json_double_text(double v, GString *text);
+/* A value already written as JSON text. */
+void tapo_json_raw(tapo_json_text *w, const char *json);
 /* NULL writes null. */
 void tapo_json_string(tapo_json_text *w, const char *v);
 void tapo_json_bool(tapo_json_text *w, bool v);
