@@ -148,14 +148,27 @@ static void node_free(tapo_report_node *n)
     g_free(n);
 }
 
-static tapo_report_node *child(tapo_report_node *n, const char *name)
+/* n's child of that name, made when missing.  lasting: name lives as long
+ * as the program (the vocabulary's own strings, which stalls name their
+ * nodes with): a later call with the same pointer finds it without
+ * comparing texts. */
+static tapo_report_node *child(tapo_report_node *n, const char *name, bool lasting)
 {
-    for (guint i = 0; i < n->children->len; i++) {
+    for (guint i = 0; lasting && i < n->children->len; i++) {
         tapo_report_node *c = n->children->pdata[i];
-        if (strcmp(c->name, name) == 0)
+        if (c->named_by == name)
             return c;
     }
+    for (guint i = 0; i < n->children->len; i++) {
+        tapo_report_node *c = n->children->pdata[i];
+        if (strcmp(c->name, name) == 0) {
+            if (lasting)
+                c->named_by = name;
+            return c;
+        }
+    }
     tapo_report_node *c = node_new(name);
+    c->named_by = lasting ? name : NULL;
     g_ptr_array_add(n->children, c);
     return c;
 }
@@ -165,7 +178,7 @@ static void node_merge(tapo_report_node *into, const tapo_report_node *from)
     into->total += from->total;
     for (guint i = 0; i < from->children->len; i++) {
         const tapo_report_node *c = from->children->pdata[i];
-        node_merge(child(into, c->name), c);
+        node_merge(child(into, c->name, false), c);
     }
 }
 
@@ -208,7 +221,7 @@ void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v)
     for (unsigned i = 0; i < n; i++) {
         tapo_report_node *node = r->tree;
         for (unsigned d = 0; d < paths[i].depth; d++) {
-            node = child(node, paths[i].node[d]);
+            node = child(node, paths[i].node[d], true);
             node->total += paths[i].amount;
         }
     }
@@ -501,7 +514,7 @@ static bool node_from_json(tapo_report_node *n, JsonObject *o)
     for (guint i = 0; i < json_array_get_length(children); i++) {
         JsonObject *c = json_array_get_object_element(children, i);
         const char *name = c ? json_object_get_string_member(c, "name") : NULL;
-        if (!name || !node_from_json(child(n, name), c))
+        if (!name || !node_from_json(child(n, name, false), c))
             return false;
     }
     return true;

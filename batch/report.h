@@ -73,6 +73,7 @@ JsonNode *tapo_flow_row_to_node(const tapo_flow_row *f);
 /* A node of the breakdown tree. */
 typedef struct tapo_report_node {
     char *name;
+    const char *named_by;             /* the vocabulary's string of its name (report.c, child); NULL none */
     int64_t total;                    /* stalls, or milliseconds */
     GPtrArray *children;              /* tapo_report_node, in order of first use */
 } tapo_report_node;
