@@ -107,10 +107,10 @@ static int worse_first(gconstpointer a, gconstpointer b)
     return x->first_frame < y->first_frame ? -1 : x->first_frame > y->first_frame;
 }
 
-/* Keeps the list sorted (worse_first) and at most TAPO_REPORT_WORST_FLOWS
- * long: f goes after every flow that lists before it or ties with it, as
- * a stable sort of the list with f appended would put it. */
-static void keep_worst(tapo_report *r, tapo_flow_row *f)
+/* Where f goes in the list of the worst flows (sorted by worse_first):
+ * after every flow that lists before it or ties with it, as a stable sort
+ * of the list with f appended would put it. */
+static guint worst_position(const tapo_report *r, const tapo_flow_row *f)
 {
     guint lo = 0, hi = r->worst->len;
     while (lo < hi) {
@@ -120,13 +120,25 @@ static void keep_worst(tapo_report *r, tapo_flow_row *f)
         else
             hi = mid;
     }
-    if (lo >= TAPO_REPORT_WORST_FLOWS) {
+    return lo;
+}
+
+/* Keeps the list sorted and at most TAPO_REPORT_WORST_FLOWS long. */
+static void keep_worst(tapo_report *r, tapo_flow_row *f)
+{
+    guint at = worst_position(r, f);
+    if (at >= TAPO_REPORT_WORST_FLOWS) {
         tapo_flow_row_free(f);
         return;
     }
-    g_ptr_array_insert(r->worst, (gint)lo, f);
+    g_ptr_array_insert(r->worst, (gint)at, f);
     if (r->worst->len > TAPO_REPORT_WORST_FLOWS)
         g_ptr_array_set_size(r->worst, TAPO_REPORT_WORST_FLOWS);
+}
+
+bool tapo_report_lists(const tapo_report *r, const tapo_flow_row *f)
+{
+    return f->stalls && worst_position(r, f) < TAPO_REPORT_WORST_FLOWS;
 }
 
 /* ---- the breakdown tree ------------------------------------------------ */

@@ -120,6 +120,9 @@ int64_t tapo_report_ns(double seconds);
 
 /* A connection that ended; the report takes the row. */
 void tapo_report_add_flow(tapo_report *r, tapo_flow_row *f);
+/* Whether tapo_report_add_flow would keep f among the worst flows now
+ * (f's numbers, file and first frame decide). */
+bool tapo_report_lists(const tapo_report *r, const tapo_flow_row *f);
 
 void tapo_report_merge(tapo_report *into, const tapo_report *from);
 
