@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define SEG(sb, i) (&(sb)->segs[(sb)->first + (i)])
-#define FIRST_ROOM 16               /* entries of a new scoreboard's storage, count */
+#define FIRST_ROOM 2                /* entries of a new scoreboard's storage, count (most hold a few) */
 
 uint32_t tapo_segments(int64_t bytes, uint32_t mss)
 {
@@ -37,12 +37,13 @@ unsigned tapo_sb_size(const tapo_scoreboard *sb)
 }
 
 /* Room for one more entry at the back: the entries move to the front of
- * the storage when that frees at least half of it, else it doubles. */
+ * the storage when that frees a quarter of it or more (no more memory than
+ * a GArray's), else it doubles. */
 static void make_room(tapo_scoreboard *sb)
 {
     if (sb->first + sb->count < sb->room)
         return;
-    if (sb->count < sb->room / 2) {
+    if (sb->room && sb->count <= sb->room / 4 * 3) {
         memmove(sb->segs, sb->segs + sb->first, sb->count * sizeof *sb->segs);
         sb->first = 0;
         return;
