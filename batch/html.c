@@ -190,12 +190,10 @@ static void conn_row_free(conn_row *r)
     g_free(r);
 }
 
-/* Every stalled connection a row, in the flow report's order; the first
- * TAPO_HTML_TIMELINE_CONNECTIONS drawn. */
-static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_report *report,
-                             const origins *origin)
+/* The stalls by connection, keyed by the connection's first frame and
+ * its capture's name. */
+static GHashTable *rows_by_connection(const GArray *stalls)
 {
-    /* Keyed by the connection's first frame and its capture's name. */
     GHashTable *rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)conn_row_free);
     for (guint i = 0; i < stalls->len; i++) {
         const tapo_html_stall *s = &g_array_index(stalls, tapo_html_stall, i);
@@ -215,19 +213,12 @@ static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_re
         r->stalled_by_cause_s[s->cause] += s->duration_s;
         g_ptr_array_add(r->stalls, (gpointer)s);
     }
-    GPtrArray *sorted = g_ptr_array_new();
-    GHashTableIter it;
-    gpointer value;
-    g_hash_table_iter_init(&it, rows);
-    while (g_hash_table_iter_next(&it, NULL, &value))
-        g_ptr_array_add(sorted, value);
-    g_ptr_array_sort(sorted, more_to_act_on_first);
-    json_builder_set_member_name(b, "timeline");
-    json_builder_begin_object(b);
-    add_int(b, "connections", sorted->len);
-    json_builder_set_member_name(b, "per_capture");
-    json_builder_add_boolean_value(b, origin->several_files && !origin->one_clock);
-    /* Episodes shaded behind the rows, on the same origins. */
+    return rows;
+}
+
+/* Episodes shaded behind the rows, on the same origins. */
+static void timeline_episodes_to_json(JsonBuilder *b, const tapo_report *report, const origins *origin)
+{
     json_builder_set_member_name(b, "episodes");
     json_builder_begin_array(b);
     for (guint i = 0; i < report->episodes->len; i++) {
@@ -241,34 +232,59 @@ static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_re
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
+}
+
+/* One connection's row: its longest stalls drawn. */
+static void timeline_row_to_json(JsonBuilder *b, conn_row *r, const origins *origin)
+{
+    guint all = r->stalls->len;
+    keep_longest(r->stalls, TAPO_HTML_ROW_STALLS);
+    json_builder_begin_object(b);
+    add_int(b, "stalls_left_out", all - r->stalls->len);
+    if (origin->several_files) {
+        char *base = g_path_get_basename(r->file);
+        char *label = g_strdup_printf("%s %s", base, r->label);
+        add_string(b, "label", label);
+        g_free(label);
+        g_free(base);
+    } else {
+        add_string(b, "label", r->label);
+    }
+    add_string(b, "file", r->file);
+    add_int(b, "first_frame", r->conn_frame);
+    add_double(b, "stalled_s", r->stalled_s);
+    add_double(b, "idle_s", r->stalled_by_cause_s[TAPO_CAUSE_CLIENT_IDLE]);
+    json_builder_set_member_name(b, "stalls");
+    json_builder_begin_array(b);
+    for (guint k = 0; k < r->stalls->len; k++)
+        stall_to_json(b, r->stalls->pdata[k], origin_of(origin, r->file), false);
+    json_builder_end_array(b);
+    json_builder_end_object(b);
+}
+
+/* Every stalled connection a row, in the flow report's order; the first
+ * TAPO_HTML_TIMELINE_CONNECTIONS drawn. */
+static void timeline_to_json(JsonBuilder *b, const GArray *stalls, const tapo_report *report,
+                             const origins *origin)
+{
+    GHashTable *rows = rows_by_connection(stalls);
+    GPtrArray *sorted = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, rows);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+        g_ptr_array_add(sorted, value);
+    g_ptr_array_sort(sorted, more_to_act_on_first);
+    json_builder_set_member_name(b, "timeline");
+    json_builder_begin_object(b);
+    add_int(b, "connections", sorted->len);
+    json_builder_set_member_name(b, "per_capture");
+    json_builder_add_boolean_value(b, origin->several_files && !origin->one_clock);
+    timeline_episodes_to_json(b, report, origin);
     json_builder_set_member_name(b, "rows");
     json_builder_begin_array(b);
-    for (guint i = 0; i < sorted->len && i < TAPO_HTML_TIMELINE_CONNECTIONS; i++) {
-        conn_row *r = sorted->pdata[i];
-        guint all = r->stalls->len;
-        keep_longest(r->stalls, TAPO_HTML_ROW_STALLS);
-        json_builder_begin_object(b);
-        add_int(b, "stalls_left_out", all - r->stalls->len);
-        if (origin->several_files) {
-            char *base = g_path_get_basename(r->file);
-            char *label = g_strdup_printf("%s %s", base, r->label);
-            add_string(b, "label", label);
-            g_free(label);
-            g_free(base);
-        } else {
-            add_string(b, "label", r->label);
-        }
-        add_string(b, "file", r->file);
-        add_int(b, "first_frame", r->conn_frame);
-        add_double(b, "stalled_s", r->stalled_s);
-        add_double(b, "idle_s", r->stalled_by_cause_s[TAPO_CAUSE_CLIENT_IDLE]);
-        json_builder_set_member_name(b, "stalls");
-        json_builder_begin_array(b);
-        for (guint k = 0; k < r->stalls->len; k++)
-            stall_to_json(b, r->stalls->pdata[k], origin_of(origin, r->file), false);
-        json_builder_end_array(b);
-        json_builder_end_object(b);
-    }
+    for (guint i = 0; i < sorted->len && i < TAPO_HTML_TIMELINE_CONNECTIONS; i++)
+        timeline_row_to_json(b, sorted->pdata[i], origin);
     json_builder_end_array(b);
     json_builder_end_object(b);
     g_ptr_array_free(sorted, TRUE);

@@ -20,7 +20,7 @@ static const char *const output_names[] = { "stalls", "flows", "episodes" };
 #define OUTPUTS G_N_ELEMENTS(output_names)
 
 struct tapo_metrics {
-    GMutex lock;
+    GRecMutex lock;                   /* recursive: a worker holds it across a group of updates */
     uint64_t stalls[TAPO_CAUSE_COUNT][TAPO_PHASE_COUNT][TAPO_CONFIDENCE_COUNT];      /* count */
     double stalled_s[TAPO_CAUSE_COUNT][TAPO_PHASE_COUNT][TAPO_CONFIDENCE_COUNT];     /* seconds */
     uint64_t duration_in[TAPO_CAUSE_COUNT][DURATION_BOUNDS + 1];  /* stalls per bucket (not cumulative), count */
@@ -40,7 +40,7 @@ struct tapo_metrics {
 tapo_metrics *tapo_metrics_new(unsigned servers)
 {
     tapo_metrics *m = g_new0(tapo_metrics, 1);
-    g_mutex_init(&m->lock);
+    g_rec_mutex_init(&m->lock);
     m->servers = tapo_busiest_new(servers);
     m->workers = g_array_new(FALSE, TRUE, sizeof(tapo_metrics_worker));
     m->running = true;
@@ -54,80 +54,97 @@ void tapo_metrics_free(tapo_metrics *m)
         return;
     tapo_busiest_free(m->servers);
     g_array_free(m->workers, TRUE);
-    g_mutex_clear(&m->lock);
+    g_rec_mutex_clear(&m->lock);
     g_free(m);
 }
 
 /* ---- counting ---------------------------------------------------------- */
 
-void tapo_metrics_stall(tapo_metrics *m, const tapo_verdict *v, const char *server)
+tapo_metrics_stall_note tapo_metrics_stall_note_of(const tapo_verdict *v, char *server)
 {
-    unsigned c = (unsigned)v->cause < TAPO_CAUSE_COUNT ? (unsigned)v->cause : TAPO_CAUSE_UNDETERMINED;
-    unsigned p = (unsigned)v->phase < TAPO_PHASE_COUNT ? (unsigned)v->phase : TAPO_PHASE_DATA;
-    unsigned k = (unsigned)v->confidence < TAPO_CONFIDENCE_COUNT ? (unsigned)v->confidence : TAPO_CONFIDENCE_LOW;
-    double d = v->duration_s > 0.0 ? v->duration_s : 0.0;
+    return (tapo_metrics_stall_note){ v->cause, v->phase, v->confidence, v->duration_s, server };
+}
+
+void tapo_metrics_stall(tapo_metrics *m, tapo_metrics_stall_note *n)
+{
+    unsigned c = (unsigned)n->cause < TAPO_CAUSE_COUNT ? (unsigned)n->cause : TAPO_CAUSE_UNDETERMINED;
+    unsigned p = (unsigned)n->phase < TAPO_PHASE_COUNT ? (unsigned)n->phase : TAPO_PHASE_DATA;
+    unsigned k = (unsigned)n->confidence < TAPO_CONFIDENCE_COUNT ? (unsigned)n->confidence : TAPO_CONFIDENCE_LOW;
+    double d = n->duration_s > 0.0 ? n->duration_s : 0.0;
     unsigned b = 0;
     while (b < DURATION_BOUNDS && d > duration_bounds_s[b])
         b++;
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     m->stalls[c][p][k]++;
     m->stalled_s[c][p][k] += d;
     m->duration_in[c][b]++;
     m->duration_sum_s[c] += d;
-    tapo_busiest_add(m->servers, server ? server : "unknown", d);
-    g_mutex_unlock(&m->lock);
+    tapo_busiest_add(m->servers, n->server ? n->server : "unknown", d);
+    g_rec_mutex_unlock(&m->lock);
+    g_free(n->server);
+    n->server = NULL;
+}
+
+void tapo_metrics_hold(tapo_metrics *m)
+{
+    g_rec_mutex_lock(&m->lock);
+}
+
+void tapo_metrics_release(tapo_metrics *m)
+{
+    g_rec_mutex_unlock(&m->lock);
 }
 
 void tapo_metrics_episode(tapo_metrics *m, const tapo_episode *e)
 {
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     if ((unsigned)e->scope < TAPO_SCOPE_COUNT && (unsigned)e->cause < TAPO_CAUSE_COUNT)
         m->episodes[e->scope][e->cause]++;
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
 }
 
 void tapo_metrics_set_worker(tapo_metrics *m, unsigned worker, const tapo_metrics_worker *w)
 {
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     if (worker >= m->workers->len)
         g_array_set_size(m->workers, worker + 1);
     g_array_index(m->workers, tapo_metrics_worker, worker) = *w;
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
 }
 
 void tapo_metrics_set_drops(tapo_metrics *m, uint64_t kernel, uint64_t interface)
 {
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     m->live = true;
     m->kernel_drops = kernel;
     m->interface_drops = interface;
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
 }
 
 void tapo_metrics_set_output(tapo_metrics *m, const char *name, const tapo_metrics_output *o)
 {
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     for (unsigned i = 0; i < OUTPUTS; i++)
         if (strcmp(name, output_names[i]) == 0) {
             m->output_used[i] = true;
             m->outputs[i] = *o;
         }
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
 }
 
 void tapo_metrics_set_memory(tapo_metrics *m, uint64_t heap_bytes, uint64_t limit_bytes)
 {
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     m->heap_bytes = heap_bytes;
     m->limit_bytes = limit_bytes;
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
 }
 
 void tapo_metrics_set_running(tapo_metrics *m, bool running)
 {
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     m->running = running;
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
 }
 
 /* ---- the text format -------------------------------------------------- */
@@ -251,7 +268,8 @@ static void render_servers(GString *out, const tapo_metrics *m, tapo_busiest_ser
         }
 }
 
-static void render_run(GString *out, const tapo_metrics *m)
+/* The workers' counts, added up. */
+static void render_workers(GString *out, const tapo_metrics *m)
 {
     tapo_metrics_worker sum = { 0 };
     for (guint i = 0; i < m->workers->len; i++) {
@@ -283,14 +301,11 @@ static void render_run(GString *out, const tapo_metrics *m)
         family(out, fams[i].name, fams[i].type, fams[i].help);
         sample_u(out, fams[i].name, NULL, values[i]);
     }
-    if (m->live) {
-        family(out, "tapo_kernel_dropped_packets_total", "counter",
-               "Packets the kernel dropped before tapo read them (its buffer was full; libpcap ps_drop).");
-        sample_u(out, "tapo_kernel_dropped_packets_total", NULL, m->kernel_drops);
-        family(out, "tapo_interface_dropped_packets_total", "counter",
-               "Packets the interface or its driver dropped (libpcap ps_ifdrop).");
-        sample_u(out, "tapo_interface_dropped_packets_total", NULL, m->interface_drops);
-    }
+}
+
+/* Rows written, lost and files completed, by output. */
+static void render_outputs(GString *out, const tapo_metrics *m)
+{
     static const struct { const char *name, *help; } outs[] = {
         { "tapo_output_rows_total", "Rows written, by output." },
         { "tapo_output_rows_lost_total", "Rows that could not be written (a full disk), by output." },
@@ -306,6 +321,20 @@ static void render_run(GString *out, const tapo_metrics *m)
             sample_u(out, outs[f].name, labels, f == 0 ? o->rows : f == 1 ? o->rows_lost : o->files);
         }
     }
+}
+
+static void render_run(GString *out, const tapo_metrics *m)
+{
+    render_workers(out, m);
+    if (m->live) {
+        family(out, "tapo_kernel_dropped_packets_total", "counter",
+               "Packets the kernel dropped before tapo read them (its buffer was full; libpcap ps_drop).");
+        sample_u(out, "tapo_kernel_dropped_packets_total", NULL, m->kernel_drops);
+        family(out, "tapo_interface_dropped_packets_total", "counter",
+               "Packets the interface or its driver dropped (libpcap ps_ifdrop).");
+        sample_u(out, "tapo_interface_dropped_packets_total", NULL, m->interface_drops);
+    }
+    render_outputs(out, m);
     family(out, "tapo_memory_heap_bytes", "gauge", "Heap memory in use, bytes.");
     sample_u(out, "tapo_memory_heap_bytes", NULL, m->heap_bytes);
     family(out, "tapo_memory_limit_bytes", "gauge", "The memory cap (--memory-limit), bytes; 0: none.");
@@ -317,7 +346,7 @@ static void render_run(GString *out, const tapo_metrics *m)
 GString *tapo_metrics_render(tapo_metrics *m)
 {
     GString *out = g_string_sized_new(65536);
-    g_mutex_lock(&m->lock);
+    g_rec_mutex_lock(&m->lock);
     family(out, "tapo_build_info", "gauge", "The tapo build: its version and the Wireshark it was built against.");
     const char *build[] = { "version", TAPO_VERSION, "wireshark", TAPO_WIRESHARK_VERSION, NULL };
     sample_u(out, "tapo_build_info", build, 1);
@@ -327,7 +356,7 @@ GString *tapo_metrics_render(tapo_metrics *m)
     render_servers(out, m, series, n);
     g_free(series);
     render_run(out, m);
-    g_mutex_unlock(&m->lock);
+    g_rec_mutex_unlock(&m->lock);
     family(out, "process_resident_memory_bytes", "gauge", "Resident memory size, bytes.");
     sample_u(out, "process_resident_memory_bytes", NULL, tapo_memory_resident());
     family(out, "process_start_time_seconds", "gauge", "When tapo started, seconds since the epoch.");

@@ -36,9 +36,27 @@ typedef struct tapo_metrics tapo_metrics;
 tapo_metrics *tapo_metrics_new(unsigned servers);
 void tapo_metrics_free(tapo_metrics *m);
 
-/* A stall as its row gives it; server: its connection's server endpoint,
- * "address:port". */
-void tapo_metrics_stall(tapo_metrics *m, const tapo_verdict *v, const char *server);
+/* A stall as its row gives it, to count once its row is written (a
+ * worker keeps it until it flushes its rows). */
+typedef struct tapo_metrics_stall_note {
+    tapo_cause cause;
+    tapo_phase phase;
+    tapo_confidence confidence;
+    double duration_s;                /* seconds */
+    char *server;                     /* its connection's server endpoint, "address:port"; owned */
+} tapo_metrics_stall_note;
+
+/* The note of verdict v; takes server (g_malloc'd; NULL: unknown). */
+tapo_metrics_stall_note tapo_metrics_stall_note_of(const tapo_verdict *v, char *server);
+
+/* Counts a stall; frees its note's server. */
+void tapo_metrics_stall(tapo_metrics *m, tapo_metrics_stall_note *n);
+
+/* Updates made between hold and release reach a scrape together (a stall
+ * and the row that says it); they nest, and take the metrics' own lock:
+ * take any lock of the caller's first. */
+void tapo_metrics_hold(tapo_metrics *m);
+void tapo_metrics_release(tapo_metrics *m);
 
 void tapo_metrics_episode(tapo_metrics *m, const tapo_episode *e);
 

@@ -20,6 +20,7 @@
 #include <json-glib/json-glib.h>
 
 #include "explain/breakdown.h"
+#include "explain/flow_report.h"
 #include "incidents/episodes.h"
 #include "sketch.h"
 #include "base/vocabulary.h"
@@ -27,53 +28,13 @@
 
 #define TAPO_REPORT_WORST_FLOWS 20    /* flows listed in the report, count */
 
-/* One connection's line of the flow report. */
-typedef struct tapo_flow_row {
-    char *file;                       /* capture it started in */
-    uint32_t first_frame;             /* its first frame there: the connection's id */
-    char *client;                     /* "address:port" of the SYN's sender (the first packet's without one) */
-    char *server;
-    double start_s;                   /* first packet, seconds since the epoch */
-    double duration_s;                /* first to last packet, seconds */
-    uint64_t bytes_to_server;         /* TCP payload, retransmissions included, bytes */
-    uint64_t bytes_to_client;
-    uint32_t stalls;                  /* count */
-    double stalled_s;                 /* sum of the stalls' durations, seconds */
-    double stalled_by_cause_s[TAPO_CAUSE_COUNT];
-    const char *vantage;              /* of its latest stall; NULL without stalls */
-    uint32_t low_confidence;          /* stalls whose verdict is of low confidence, count */
-    uint32_t handshake_stalls;        /* stalls in its handshake, count */
-    uint32_t teardown_stalls;         /* stalls in its teardown, count */
-    double saving_s;                  /* what the modelled mitigations would have saved (whatif.h), seconds */
-    char *advice;                     /* the hint of the latest stall of the dominant cause; NULL without stalls */
-} tapo_flow_row;
-
-double tapo_flow_ratio(const tapo_flow_row *f);
-/* The cause with the most stalled time, idle time (client-idle) aside: that
- * one only when the flow has no other; TAPO_CAUSE_COUNT without stalls. */
-tapo_cause tapo_flow_dominant(const tapo_flow_row *f);
-/* Its idle time: the client had nothing to ask (client-idle), seconds. */
-double tapo_flow_idle_s(const tapo_flow_row *f);
-
-/* What an operator can act on, in the order the reports list connections
- * (docs/batch.md, "The flow report"): stalled time the network and the
- * server caused, then the rest but idle time (a closed receive window,
- * stalls no rule explains), then idle time, seconds. */
-typedef struct tapo_rank {
-    double act_s, other_s, idle_s;
-} tapo_rank;
-
-tapo_rank tapo_rank_of(const double stalled_by_cause_s[TAPO_CAUSE_COUNT]);
-/* < 0 when a lists before b: more to act on first. */
-int tapo_rank_compare(const tapo_rank *a, const tapo_rank *b);
-void tapo_flow_row_free(tapo_flow_row *f);
 /* The row as an object of the report's JSON, as a node. */
 JsonNode *tapo_flow_row_to_node(const tapo_flow_row *f);
 
 /* A node of the breakdown tree. */
 typedef struct tapo_report_node {
     char *name;
-    const char *named_by;             /* the vocabulary's string of its name (report.c, child); NULL none */
+    const char *named_by;             /* the vocabulary's string of its name (report.c); NULL none */
     int64_t total;                    /* stalls, or milliseconds */
     GPtrArray *children;              /* tapo_report_node, in order of first use */
 } tapo_report_node;
@@ -126,11 +87,20 @@ bool tapo_report_lists(const tapo_report *r, const tapo_flow_row *f);
 
 void tapo_report_merge(tapo_report *into, const tapo_report *from);
 
-/* Partial results, for merging later (tapo merge). */
+/* For report_json.c and report_text.c: the child of n named name, made
+ * when missing; n's children by total, then name (free the array, not
+ * them); the child named name, NULL when none; f among the worst flows,
+ * or freed. */
+tapo_report_node *tapo_report_node_child(tapo_report_node *n, const char *name);
+GPtrArray *tapo_report_node_sorted(const tapo_report_node *n);
+const tapo_report_node *tapo_report_node_find(const tapo_report_node *n, const char *name);
+void tapo_report_keep_worst(tapo_report *r, tapo_flow_row *f);
+
+/* Partial results, for merging later (tapo merge): report_json.c. */
 char *tapo_report_to_json(const tapo_report *r, bool pretty);
 bool tapo_report_from_json(tapo_report *r, const char *json, GError **error);
 
-/* The breakdown and the flow report, as text or as JSON. */
+/* The breakdown and the flow report, as text (report_text.c) or as JSON. */
 void tapo_report_print_text(const tapo_report *r, FILE *out);
 void tapo_report_print_json(const tapo_report *r, FILE *out);
 

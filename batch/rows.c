@@ -12,15 +12,6 @@ static const char *const place_columns[] = {
     "file", "frame.number", "frame.time_epoch", "src", "srcport", "dst", "dstport", "tapo.conn", "sender",
 };
 
-/* The Lua companion's CSV columns (lua/tapo_report.lua), with the
- * capture and the connection's first frame for a stream number. */
-static const char *const flow_columns[] = {
-    "file", "first_frame", "client", "server", "start_s", "duration_s", "bytes_to_server",
-    "bytes_to_client", "stalls", "stalled_time_s", "stall_ratio", "dominant_cause",
-    "dominant_cause_time_s", "advice", "vantage", "low_confidence_stalls", "handshake_stalls",
-    "teardown_stalls", "whatif_saving_s", "idle_time_s",
-};
-
 void tapo_rows_stall_header(GString *out, tapo_rows_format format)
 {
     if (format != TAPO_ROWS_CSV)
@@ -32,12 +23,15 @@ void tapo_rows_stall_header(GString *out, tapo_rows_format format)
     g_string_append_c(out, '\n');
 }
 
+/* The columns of the flow report (flow_report.h): the Lua companion's
+ * CSV's, with the capture and the connection's first frame for a stream
+ * number. */
 void tapo_rows_flow_header(GString *out, tapo_rows_format format)
 {
     if (format != TAPO_ROWS_CSV)
         return;
-    for (unsigned i = 0; i < G_N_ELEMENTS(flow_columns); i++)
-        g_string_append_printf(out, "%s%s", i ? "," : "", flow_columns[i]);
+    for (int i = 0; i < TAPO_FLOW_COLUMNS; i++)
+        g_string_append_printf(out, "%s%s", i ? "," : "", tapo_flow_columns[i].name);
     g_string_append_c(out, '\n');
 }
 
@@ -143,48 +137,17 @@ void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *
 
 void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
 {
-    tapo_cause dominant = tapo_flow_dominant(f);
-    bool any = dominant != TAPO_CAUSE_COUNT;
-    begin(s, format, flow_columns[0], true);
-    put_text(s, format, f->file);
-    begin(s, format, flow_columns[1], false);
-    g_string_append_printf(s, "%u", f->first_frame);
-    begin(s, format, flow_columns[2], false);
-    put_text(s, format, f->client);
-    begin(s, format, flow_columns[3], false);
-    put_text(s, format, f->server);
-    begin(s, format, flow_columns[4], false);
-    g_string_append_printf(s, "%.6f", f->start_s);
-    begin(s, format, flow_columns[5], false);
-    g_string_append_printf(s, "%.6f", f->duration_s);
-    begin(s, format, flow_columns[6], false);
-    g_string_append_printf(s, "%" G_GUINT64_FORMAT, f->bytes_to_server);
-    begin(s, format, flow_columns[7], false);
-    g_string_append_printf(s, "%" G_GUINT64_FORMAT, f->bytes_to_client);
-    begin(s, format, flow_columns[8], false);
-    g_string_append_printf(s, "%u", f->stalls);
-    begin(s, format, flow_columns[9], false);
-    g_string_append_printf(s, "%.6f", f->stalled_s);
-    begin(s, format, flow_columns[10], false);
-    g_string_append_printf(s, "%.6f", tapo_flow_ratio(f));
-    begin(s, format, flow_columns[11], false);
-    put_text(s, format, any ? tapo_cause_get(dominant)->name : "");
-    begin(s, format, flow_columns[12], false);
-    g_string_append_printf(s, "%.6f", any ? f->stalled_by_cause_s[dominant] : 0.0);
-    begin(s, format, flow_columns[13], false);
-    put_text(s, format, any && f->advice ? f->advice : "");
-    begin(s, format, flow_columns[14], false);
-    put_text(s, format, f->vantage ? f->vantage : "");
-    begin(s, format, flow_columns[15], false);
-    g_string_append_printf(s, "%u", f->low_confidence);
-    begin(s, format, flow_columns[16], false);
-    g_string_append_printf(s, "%u", f->handshake_stalls);
-    begin(s, format, flow_columns[17], false);
-    g_string_append_printf(s, "%u", f->teardown_stalls);
-    begin(s, format, flow_columns[18], false);
-    g_string_append_printf(s, "%.6f", f->saving_s);
-    begin(s, format, flow_columns[19], false);
-    g_string_append_printf(s, "%.6f", tapo_flow_idle_s(f));
+    for (int id = 0; id < TAPO_FLOW_COLUMNS; id++) {
+        const tapo_flow_column *col = &tapo_flow_columns[id];
+        tapo_flow_value v = tapo_flow_get(f, (tapo_flow_column_id)id);
+        begin(s, format, col->name, id == 0);
+        if (col->kind == TAPO_FLOW_TEXT)
+            put_text(s, format, v.text ? v.text : "");   /* none: empty, in both formats */
+        else if (col->kind == TAPO_FLOW_COUNT)
+            g_string_append_printf(s, "%" G_GUINT64_FORMAT, v.count);
+        else
+            g_string_append_printf(s, "%.6f", v.number);
+    }
     g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
 }
 

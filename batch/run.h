@@ -67,6 +67,11 @@ void tapo_run_stop(void);
  * signal handler. */
 void tapo_run_reopen(void);
 
+/* The outputs' counts, for --metrics: o->metrics told what o's outputs
+ * wrote and lost (the run does it as it goes; a command once more at the
+ * end, the outputs closed). */
+void tapo_run_publish_outputs(const tapo_run_options *o);
+
 /* Whether an input is read once only (a pipe, standard input, a FIFO):
  * such runs stream. */
 bool tapo_input_streams(const char *path);

@@ -15,6 +15,7 @@ add_library(tapo_frames STATIC
     table/connection_table.c
     table/flow_index.c
     table/episode_stalls.c
+    table/table_feed.c
 )
 set_target_properties(tapo_frames PROPERTIES
     C_STANDARD 11 C_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON C_VISIBILITY_PRESET hidden)

@@ -67,7 +67,7 @@ local FIELD_NAMES = {
     ep_connections = "tapo.episode.connections", ep_start = "tapo.episode.start",
     ep_duration = "tapo.episode.duration", ep_cause = "tapo.episode.cause",
     stream = "tcp.stream", srcport = "tcp.srcport", dstport = "tcp.dstport", len = "tcp.len",
-    flags = "tcp.flags", frame = "frame.number",
+    flags = "tcp.flags", frame = "frame.number", protocols = "frame.protocols",
 }
 local SHORT_NAME = {}
 for short, name in pairs(FIELD_NAMES) do SHORT_NAME[name] = short end
@@ -161,7 +161,7 @@ local function record_stall(c, pinfo, F, stream)
         local elapsed = seconds(pinfo.rel_ts) - flow.first
         rec = { stream = stream, frame = pinfo.number, index = flow.stall_count,
                 so_far = flow.stalled_so_far,
-                ratio_so_far = elapsed > 0 and math.min(1, flow.stalled_so_far / elapsed) or 0 }
+                ratio_so_far = report.ratio(flow.stalled_so_far, elapsed) }
         c.stalls[pinfo.number] = rec
     end
     local function value(name)
@@ -197,7 +197,9 @@ local function collect(c, pinfo, F)
     local stream_field = F("stream")
     if not stream_field then return nil end
     local stream = stream_field.value
-    if in_order then account_packet(c, pinfo, F, stream) end
+    if in_order and F("protocols") and report.own_segment(F("protocols").value) then
+        account_packet(c, pinfo, F, stream)
+    end
     if not F("cause") then
         c.stalls[pinfo.number] = nil   -- no stall in this pass (see record_stall)
         return nil
@@ -255,7 +257,7 @@ function proto.dissector(tvb, pinfo, tree)
         sub:add(pf.flow_stalls, n):set_generated()
         sub:add(pf.flow_stalled, time):set_generated()
         sub:add(pf.flow_duration, duration):set_generated()
-        sub:add(pf.flow_ratio, duration > 0 and math.min(1, time / duration) or 0):set_generated()
+        sub:add(pf.flow_ratio, report.ratio(time, duration)):set_generated()
     end
 end
 

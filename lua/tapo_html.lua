@@ -16,14 +16,18 @@
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
 
+local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
+local policy = dofile(here .. "tapo_policy.lua")
+
 local M = {}
 
 -- The variable the C plugin sets (TAPO_CAPTURE_FILE_ENV).
 M.CAPTURE_ENV = "TAPO_CAPTURE_FILE"
 
--- The TAPO plugin's preferences that tapo understands (-o tapo.NAME:VALUE).
-M.PREFS = { "tau", "small_window", "rto_min_ms", "rto_initial_ms", "min_stall_ms", "episode_connections",
-            "sender", "vantage", "rule_order" }
+-- The TAPO plugin's preferences, every one of which tapo takes
+-- (-o tapo.NAME:VALUE): their names, from the plugin's table.
+M.PREFS = {}
+for i, pref in ipairs(policy.PREFS) do M.PREFS[i] = pref.name end
 
 local function readable(path)
     local f = path and io.open(path, "rb")

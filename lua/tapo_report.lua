@@ -5,16 +5,22 @@
 -- it.  Wireshark loads every .lua file of its plugin folders, this one
 -- too: loading it only builds and returns this table.
 --
--- Customise here: the quantiles, the columns.  The advice for a flow is
--- the C plugin's hint for its dominant cause (tapo.stall.hint), so that the
--- two never disagree.
+-- The rules are the batch analyser's (core/explain/flow_report.h; docs/
+-- lua-companion.md, "One vocabulary"), its constants read from
+-- tapo_policy.lua, which the C tables write; core/tests/flow_cases.tsv holds
+-- both to the same constructed cases.  The advice for a flow is the C
+-- plugin's hint for its dominant cause (tapo.stall.hint), so that the two
+-- never disagree.
 --
 -- SPDX-License-Identifier: GPL-2.0-or-later
+
+local here = debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./"
+local policy = dofile(here .. "tapo_policy.lua")
 
 local M = {}
 
 -- Quantiles of the stall ratio printed in the summary (per cent).
-M.QUANTILES = { 50, 75, 90, 95, 99, 100 }
+M.QUANTILES = policy.QUANTILES
 
 -- Columns of the CSV output, in order.
 -- After "stream" they are the batch analyser's --flows columns (after its
@@ -26,7 +32,7 @@ M.CSV_COLUMNS = { "stream", "first_frame", "client", "server", "start_s", "durat
 
 -- Clients bind ephemeral ports (RFC 6335, Linux's ip_local_port_range);
 -- services listen below 1024: the plugin's rules (core/roles/roles.c).
-local EPHEMERAL_PORT_MIN, SYSTEM_PORT_END = 32768, 1024
+local EPHEMERAL_PORT_MIN, SYSTEM_PORT_END = policy.EPHEMERAL_PORT_MIN, policy.SYSTEM_PORT_END
 
 -- Without a handshake, which of two ports is the server's: 1 (the first),
 -- 2 (the second), or nil when the ports do not tell.
@@ -37,6 +43,18 @@ function M.server_by_ports(port1, port2)
     end
     return lower(port1 < SYSTEM_PORT_END, port2 < SYSTEM_PORT_END) or
            lower(port1 < EPHEMERAL_PORT_MIN, port2 < EPHEMERAL_PORT_MIN)
+end
+
+-- Whether a packet's first TCP header (frame.protocols lists its layers)
+-- is a segment of its connection, as TAPO reads frames (core/wire/decode.c):
+-- not a header quoted in an ICMP error, nor one carried in a UDP datagram
+-- (sFlow's sampled headers, a UDP tunnel TAPO does not open).
+function M.own_segment(protocols)
+    for layer in (protocols .. ":"):gmatch("([^:]*):") do
+        if layer == "tcp" then return true end
+        if layer == "udp" or layer == "icmp" or layer == "icmpv6" then return false end
+    end
+    return false
 end
 
 -- A new flow seen at time t (seconds since the capture's first packet),
@@ -59,22 +77,38 @@ function M.add_packet(flow, t, to_server, bytes)
 end
 
 -- Idle time: the client had nothing to ask (nothing to fix in TCP).
-M.IDLE_CAUSE = "client-idle"
+M.IDLE_CAUSE = policy.IDLE_CAUSE
 -- The categories an operator can act on first (tapo.stall.category).
-M.ACTIONABLE = { network = true, server = true }
+M.ACTIONABLE = policy.ACTIONABLE
 
--- The cause with the most stalled time, idle time aside (client-idle only
--- when the flow has nothing else); ties by count, then by name.
+-- Seconds as whole nanoseconds: stalled times compare to the nanosecond,
+-- whatever order their stalls were added in.
+local function nanoseconds(s)
+    return math.floor(s * 1e9 + 0.5)
+end
+
+-- The cause (a name: both "undetermined" are one) with the most stalled
+-- time, idle time aside (client-idle only when the flow has nothing else);
+-- ties by count, then by name.
 function M.dominant(by_cause)
     local best, best_time, best_count
     for cause, t in pairs(by_cause) do
-        local better = best == nil or (best == M.IDLE_CAUSE and cause ~= M.IDLE_CAUSE) or
-                       ((cause == M.IDLE_CAUSE) == (best == M.IDLE_CAUSE) and
-                        (t.time > best_time or (t.time == best_time and (t.count > best_count or
-                         (t.count == best_count and cause < best)))))
+        local better = best == nil or (best == M.IDLE_CAUSE and cause ~= M.IDLE_CAUSE)
+        if not better and (cause == M.IDLE_CAUSE) == (best == M.IDLE_CAUSE) then
+            local ns, best_ns = nanoseconds(t.time), nanoseconds(best_time)
+            better = ns > best_ns or (ns == best_ns and (t.count > best_count or
+                     (t.count == best_count and cause < best)))
+        end
         if better then best, best_time, best_count = cause, t.time, t.count end
     end
     return best, best_time or 0
+end
+
+-- The stall ratio: stalled time over duration, at most 1; of a flow of no
+-- duration, 1 when it stalled (its stalled time exceeds its duration), else 0.
+function M.ratio(stalled, duration)
+    if duration <= 0 then return stalled > 0 and 1 or 0 end
+    return math.min(1, stalled / duration)
 end
 
 -- Where a stall's time counts in the order flows are listed: what an
@@ -129,7 +163,7 @@ function M.summarise(flows, stalls)
         end
     end
     for _, s in ipairs(summaries) do
-        s.ratio = s.duration > 0 and math.min(1, s.stalled_time / s.duration) or 0
+        s.ratio = M.ratio(s.stalled_time, s.duration)
         s.dominant, s.dominant_time = M.dominant(s.by_cause)
         s.advice = s.dominant and s.hints[s.dominant] or ""
     end

@@ -1,4 +1,4 @@
-/* packet-tapo.c: the TAPO post-dissector: registration, preferences, when
+/* packet-tapo.c: the TAPO post-dissector: registration, when
  * the analysis runs, the per-connection table and the two passes.
  *
  * TAPO reads each frame's TCP segment from its bytes (tapo_input.h) and
@@ -31,12 +31,12 @@
 #include <cfile.h>
 #include <epan/packet.h>
 #include <epan/plugin_if.h>
-#include <epan/prefs.h>
 #include <epan/tap.h>
 
 #include "roles/sender_choice.h"
 #include "tapo_file.h"
 #include "tapo_input.h"
+#include "tapo_prefs.h"
 #include "tapo_render.h"
 #include "verdict/verdict.h"
 
@@ -46,48 +46,11 @@ static int expert_tap = -1;       /* Wireshark's expert tap, found when a file o
 static dissector_handle_t tapo_handle;
 static tapo_command command;      /* what tshark's command line says */
 
-static tapo_config cfg;
-static const char *pref_tau = "2";
-static unsigned pref_small_window = 4;         /* segments */
-static unsigned pref_rto_min_ms = 200;         /* milliseconds */
-static unsigned pref_rto_initial_ms = 1000;    /* milliseconds */
-static unsigned pref_min_stall_ms = 10;        /* milliseconds */
-static unsigned pref_episode_connections = 3;  /* connections stalled at once that make an episode, count */
-static int pref_sender = TAPO_SENDER_AUTO;
-static int pref_vantage = TAPO_VANTAGE_MODE_AUTO;
-static int pref_rule_order = TAPO_RULE_ORDER_EVIDENCE;
-static range_t *pref_server_ports;
-static tapo_bool_pref pref_analyse_always;
+static tapo_config cfg;             /* as the preferences make it (tapo_prefs.h) */
 
 static bool read_ahead_tried;       /* for the open capture */
 static bool input_ended;            /* for the open capture: everything was analysed (tapo_file_input_ended) */
 static bool capture_published;      /* its path is in TAPO_CAPTURE_FILE_ENV (the GUI) */
-
-static bool is_server_port(uint16_t port, void *data)
-{
-    (void)data;
-    return pref_server_ports && value_is_in_range(pref_server_ports, port);
-}
-
-static void apply_prefs(void)
-{
-    tapo_config_init_defaults(&cfg);
-    char *end = NULL;
-    double tau = g_ascii_strtod(pref_tau ? pref_tau : "", &end);
-    if (end && *end == '\0' && tau > 0.0 && tau <= 100.0)
-        cfg.tau = tau;
-    else
-        ws_warning("TAPO: tau \"%s\" is not a number in (0, 100]; using 2", pref_tau);
-    cfg.small_window_segments = pref_small_window;
-    cfg.rto_min_s = pref_rto_min_ms / 1000.0;
-    cfg.rto_initial_s = pref_rto_initial_ms / 1000.0;
-    cfg.min_stall_s = pref_min_stall_ms / 1000.0;
-    cfg.episode_min_connections = pref_episode_connections < 2 ? 2 : pref_episode_connections;
-    cfg.sender_mode = (tapo_sender_mode)pref_sender;
-    cfg.vantage_mode = (tapo_vantage_mode)pref_vantage;
-    cfg.rule_order = (tapo_rule_order)pref_rule_order;
-    cfg.is_server_port = is_server_port;
-}
 
 static void tapo_init(void)
 {
@@ -151,7 +114,7 @@ static char *capture_to_read_ahead(packet_info *pinfo)
 /* Whether anything asks for TAPO now (see the top of this file). */
 static bool analysis_needed(proto_tree *tree)
 {
-    return TAPO_BOOL_PREF_VALUE(&pref_analyse_always) || command.names_tapo || have_tap_listener(tapo_tap) ||
+    return tapo_prefs_analyse_always() || command.names_tapo || have_tap_listener(tapo_tap) ||
            (expert_tap >= 0 && have_tap_listener(expert_tap)) ||
            (tree && proto_field_is_referenced(tree, proto_tapo));
 }
@@ -238,70 +201,12 @@ static int dissect_tapo(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, voi
     return 0;
 }
 
-static void register_prefs(void)
-{
-    static const enum_val_t sender_modes[] = {
-        { "auto", "Automatic (the heavier data sender)", TAPO_SENDER_AUTO },
-        { "responder", "Responder (sent the SYN-ACK)", TAPO_SENDER_RESPONDER },
-        { "initiator", "Initiator (sent the SYN)", TAPO_SENDER_INITIATOR },
-        { "ports", "Server ports (below)", TAPO_SENDER_PORTS },
-        { NULL, NULL, 0 }
-    };
-    static const enum_val_t vantage_modes[] = {
-        { "auto", "Inferred per connection", TAPO_VANTAGE_MODE_AUTO },
-        { "sender", "At the sender", TAPO_VANTAGE_MODE_SENDER },
-        { "receiver", "At the receiver", TAPO_VANTAGE_MODE_RECEIVER },
-        { "middle", "In the middle of the path", TAPO_VANTAGE_MODE_MIDDLE },
-        { NULL, NULL, 0 }
-    };
-    static const enum_val_t rule_orders[] = {
-        { "evidence", "Evidence first (a proven-spurious retransmission is ack-delay)", TAPO_RULE_ORDER_EVIDENCE },
-        { "paper", "The paper's Table 5 order", TAPO_RULE_ORDER_PAPER },
-        { NULL, NULL, 0 }
-    };
-    module_t *m = prefs_register_protocol(proto_tapo, apply_prefs);
-    prefs_register_bool_preference(m, "analyse", "Analyse every capture",
-        "Run the stall analysis on every capture read; otherwise (the default) only when "
-        "something asks for TAPO: a tapo filter, column, coloring rule or field, the TAPO "
-        "statistics, the Lua companion", TAPO_BOOL_PREF_PTR(&pref_analyse_always));
-    prefs_register_string_preference(m, "tau", "Stall threshold multiplier (tau)",
-        "A gap longer than min(tau x SRTT, RTO) is a stall; the paper uses 2", &pref_tau);
-    prefs_register_uint_preference(m, "small_window", "Small in-flight limit (segments)",
-        "Fewer segments in flight than this cannot trigger fast retransmit (paper: 4)",
-        10, &pref_small_window);
-    prefs_register_uint_preference(m, "rto_min_ms", "Minimum RTO (ms)",
-        "Lower bound of the RTO and of its variance term; Linux uses 200 ms", 10, &pref_rto_min_ms);
-    prefs_register_uint_preference(m, "rto_initial_ms", "Initial RTO (ms)",
-        "RTO before the first RTT sample; RFC 6298 says 1000 ms", 10, &pref_rto_initial_ms);
-    prefs_register_uint_preference(m, "min_stall_ms", "Minimum stall duration (ms)",
-        "Shorter gaps are no stall: on a LAN, timestamp jitter and interrupt coalescing "
-        "make sub-millisecond gaps longer than 2 SRTT; 0 follows the paper exactly",
-        10, &pref_min_stall_ms);
-    prefs_register_uint_preference(m, "episode_connections", "Connections in an episode",
-        "Stalls of at least this many connections at once, sharing a server, a client, a prefix or "
-        "only the capture, are one episode (an incident: tapo.episode); two passes only",
-        10, &pref_episode_connections);
-    prefs_register_enum_preference(m, "sender", "Analysed sender",
-        "Which endpoint is the paper's server; automatic: the heavier data sender, per "
-        "direction when both send bulk data", &pref_sender, sender_modes, false);
-    pref_server_ports = range_empty(wmem_epan_scope());
-    prefs_register_range_preference(m, "server_ports", "Server ports",
-        "With \"ports\": endpoints using these ports are the sender", &pref_server_ports, 65535);
-    prefs_register_enum_preference(m, "vantage", "Capture vantage",
-        "Where the capture was taken, relative to the analysed sender; inferred by default "
-        "from the handshake and the turnarounds", &pref_vantage, vantage_modes, false);
-    prefs_register_enum_preference(m, "rule_order", "Rule order",
-        "evidence (default): a retransmission the packets prove unnecessary (a D-SACK, or the capture at "
-        "the receiver) is ack-delay before any loss rule; paper: the paper's Table 5 order, to reproduce "
-        "its tables", &pref_rule_order, rule_orders, false);
-}
-
 void proto_register_tapo(void)
 {
     proto_tapo = proto_register_protocol("TCP Stall Analysis (TAPO)", "TAPO", "tapo");
     tapo_render_register(proto_tapo);
-    register_prefs();
-    apply_prefs();
+    tapo_prefs_register(proto_tapo, &cfg);
+    tapo_prefs_apply();
     tapo_handle = create_dissector_handle(dissect_tapo, proto_tapo);
     register_postdissector(tapo_handle);
     register_init_routine(tapo_init);

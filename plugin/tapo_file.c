@@ -8,6 +8,7 @@
 
 #include "capture/capture.h"
 #include "table/episode_stalls.h"
+#include "table/table_feed.h"
 #include "tapo_input.h"
 #include "verdict/verdict.h"
 
@@ -17,8 +18,7 @@ static tapo_conn_table table;
 static bool table_open;             /* between tapo_file_open and tapo_file_close */
 static wmem_map_t *results;         /* frame number -> tapo_frame_result */
 static uint32_t analysed;           /* frames 1..analysed are analysed */
-static tapo_rel_clock rel;          /* times since the first frame */
-static double clock_s;              /* the latest time of any frame analysed (never goes back), seconds */
+static tapo_table_clock run_clock;  /* times since the first frame, and the latest (never going back) */
 static GArray *episodes;            /* tapo_episode, once grouped; NULL before */
 static GHashTable *episode_of;      /* frame number -> index in episodes + 1 */
 
@@ -38,8 +38,7 @@ void tapo_file_open(const tapo_config *cfg)
     table_open = true;
     results = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
     analysed = 0;
-    rel = (tapo_rel_clock){ 0 };
-    clock_s = 0.0;
+    run_clock = (tapo_table_clock){ 0 };
 }
 
 static void forget_episodes(void)
@@ -145,23 +144,12 @@ static tapo_frame_note note_of(const tapo_conv_events *before, const tapo_conv_e
 }
 
 /* One frame, decoded, in order. */
-static void analyse(const tapo_frame *f, tapo_decode_result decoded, const tapo_segment_fields *seg)
+static void analyse(const tapo_frame *f, tapo_decode_result decoded, tapo_segment_fields *seg)
 {
     analysed = f->number;
-    double rel_s = tapo_rel_time(&rel, f);
-    if (rel_s > clock_s)
-        clock_s = rel_s;
-    tapo_table_frame(&table, seg, decoded);
-    if (decoded == TAPO_DECODE_QUOTED) {
-        tapo_table_quoted(&table, seg);
-        return;
-    }
-    if (decoded != TAPO_DECODE_TCP)
-        return;
-    tapo_packet_place place = { .frame = f->number, .rel_s = rel_s, .epoch_s = f->time_s, .clock_s = clock_s };
-    tapo_table_tick(&table, clock_s);
     tapo_table_result r;
-    tapo_table_segment(&table, &place, seg, &r);
+    if (tapo_table_feed(&table, &run_clock, f, 0, decoded, seg, NULL, NULL, &r) != TAPO_FED_SEGMENT)
+        return;
     tapo_frame_note note = note_of(&r.before, &r.conn->conv->events);
     if (!r.started && !r.stall && note == TAPO_NOTE_NONE)
         return;

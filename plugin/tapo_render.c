@@ -41,7 +41,8 @@ static void field_kind(tapo_field_type type, enum ftenum *ft, int *display)
     }
 }
 
-void tapo_render_register(int proto)
+/* The fields: tapo.stall, then one per row of the field table. */
+static void register_fields(int proto)
 {
     hf_register_info *hf = g_new0(hf_register_info, TAPO_F_COUNT + 1);
     hf[0] = (hf_register_info){ &hf_stall, { "Stall", "tapo.stall", FT_NONE, BASE_NONE, NULL, 0x0,
@@ -58,8 +59,11 @@ void tapo_render_register(int proto)
     proto_register_field_array(proto, hf, TAPO_F_COUNT + 1);
     static int *ett[] = { &ett_stall };
     proto_register_subtree_array(ett, array_length(ett));
+}
 
-    /* Expert infos come from the vocabulary table, one per cause. */
+/* Expert infos come from the vocabulary table, one per cause. */
+static void register_cause_experts(expert_module_t *module)
+{
     ei_register_info *ei = g_new0(ei_register_info, TAPO_CAUSE_COUNT);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
         const tapo_cause_info *info = tapo_cause_get(c);
@@ -76,8 +80,13 @@ void tapo_render_register(int proto)
         };
         g_strdelimit((char *)ei[c].eiinfo.name, "-", '_');
     }
-    expert_module_t *module = expert_register_protocol(proto);
     expert_register_field_array(module, ei, TAPO_CAUSE_COUNT);
+}
+
+/* The notes that are no cause: the sender's choice, the vantage, the
+ * capture's time order. */
+static void register_note_experts(expert_module_t *module)
+{
     static ei_register_info ei_other[] = {
         { &ei_reversed, { "tapo.expert.sender_reversed", PI_ASSUMPTION, PI_NOTE,
           "TAPO: the analysed sender sent far less data than its peer (an upload?); "
@@ -104,6 +113,14 @@ void tapo_render_register(int proto)
           "may have jumped; the stall it ends counts the whole gap", EXPFILL } },
     };
     expert_register_field_array(module, ei_other, array_length(ei_other));
+}
+
+void tapo_render_register(int proto)
+{
+    register_fields(proto);
+    expert_module_t *module = expert_register_protocol(proto);
+    register_cause_experts(module);
+    register_note_experts(module);
 }
 
 static nstime_t to_nstime(double seconds)

@@ -75,7 +75,7 @@ class Gui:
         """Plugins laid out as installed, a private profile, captures."""
         plugins = os.path.join(self.tmp, "plugins")
         shutil.copytree(os.path.join(BUILD, "plugins"), plugins)
-        for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua"):
+        for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua", "tapo_policy.lua"):
             shutil.copy(os.path.join(ROOT, "lua", name), plugins)
         profile = os.path.join(self.tmp, "profile")
         os.makedirs(profile)

@@ -22,7 +22,7 @@ def archive(top):
     majmin = os.path.basename(os.path.dirname(os.path.dirname(built)))
     os.makedirs(os.path.join(top, "plugins", majmin, "epan"))
     shutil.copy(built, os.path.join(top, "plugins", majmin, "epan"))
-    for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua"):
+    for name in ("tapo_flows.lua", "tapo_report.lua", "tapo_html.lua", "tapo_policy.lua"):
         shutil.copy(os.path.join(ts.ROOT, "lua", name), os.path.join(top, "plugins"))
     shutil.copytree(os.path.join(ts.ROOT, "profiles", "TAPO"), os.path.join(top, "profiles", "TAPO"))
     for sub, src in (("bin", os.path.join(ts.BUILD, "tapo")), ("share/man/man1", os.path.join(ts.ROOT, "docs", "tapo.1")),

@@ -23,8 +23,11 @@ def lab_possible():
         return False, "the lab needs root (network namespaces, TUN devices)"
     if not os.path.exists("/dev/net/tun"):
         return False, "no /dev/net/tun"
-    probe = subprocess.run(["ip", "netns", "add", "tapo-probe"], capture_output=True)
-    subprocess.run(["ip", "netns", "del", "tapo-probe"], capture_output=True)
+    # A name of this process's own: a probe of another run at the same
+    # moment must not make this one think namespaces are unavailable.
+    name = "tapo-probe-%d" % os.getpid()
+    probe = subprocess.run(["ip", "netns", "add", name], capture_output=True)
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
     if probe.returncode != 0:
         return False, "network namespaces unavailable: %s" % probe.stderr.decode().strip()
     return True, ""

@@ -30,7 +30,7 @@ import monitor
 import test_lab_replay
 import tshark_runner as ts
 
-NS = "tapo-hostile"
+NS = "tapo-hostile-%d" % os.getpid()   # this run's own (two runs on one machine)
 CAP_MIB = 64
 SECONDS = 62                          # of traffic: at least a minute
 STOP_AT_S, STOP_FOR_S = 30, 1.0       # tapo is stopped then, for that long
@@ -55,6 +55,15 @@ def vm(pid, field):
 class HostileTraffic(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
+        try:
+            cls.traffic()
+        except BaseException:
+            cls.tearDownClass()   # unittest does not when setUpClass fails
+            raise
+
+    @classmethod
+    def traffic(cls):
+        cls.tapo = None
         subprocess.run(["ip", "netns", "del", NS], stderr=subprocess.DEVNULL, check=False)
         subprocess.run(["ip", "netns", "add", NS], check=True)
         for cmd in (["ip", "link", "add", "h0", "type", "veth", "peer", "name", "h1"],
@@ -109,7 +118,7 @@ class HostileTraffic(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if cls.tapo.proc.poll() is None:
+        if cls.tapo and cls.tapo.proc.poll() is None:
             cls.tapo.proc.kill()
         subprocess.run(["ip", "netns", "del", NS], check=False)
 

@@ -43,7 +43,11 @@ import scenarios  # noqa: E402
 DOC = os.path.join(ts.ROOT, "docs", "monitoring.md")
 DASHBOARD = os.path.join(ts.ROOT, "docs", "tapo-grafana-dashboard.json")
 METRICS_PORT = 9977                   # the documented one
-HOST_SIDE, NS_SIDE = "10.78.0.1", "10.78.0.2"
+# The scrapes' veth pair: this run's own devices and /30 of 10.78.0.0/16
+# (the host's end is in the machine's namespace, shared by every run).
+HOST_DEV, NS_DEV = netlab.own_name("tmh"), netlab.own_name("tmn")
+_NET = (int(netlab.LAB_ID, 36) % 16384) * 4
+HOST_SIDE, NS_SIDE = ("10.78.%d.%d" % (_NET >> 8, (_NET & 255) + i) for i in (1, 2))
 SETTLE_S = 2.0                        # tapo's --settle in these runs, seconds
 SCRAPE_S = 1                          # Prometheus' scrape interval here, seconds
 # Every cause in every category between them (test-captures/*.expected),
@@ -152,13 +156,14 @@ class PrometheusWatchesTheLab(unittest.TestCase):
 
         def metrics_link(net):
             # A veth pair from here into the sender's namespace, for the scrapes.
-            subprocess.run(["ip", "link", "del", "tapo-mon0"], stderr=subprocess.DEVNULL, check=False)
-            for cmd in (["ip", "link", "add", "tapo-mon0", "type", "veth", "peer", "name", "tapo-mon1"],
-                        ["ip", "link", "set", "tapo-mon1", "netns", ns],
-                        ["ip", "addr", "add", HOST_SIDE + "/30", "dev", "tapo-mon0"],
-                        ["ip", "link", "set", "tapo-mon0", "up"],
-                        ["ip", "-n", ns, "addr", "add", NS_SIDE + "/30", "dev", "tapo-mon1"],
-                        ["ip", "-n", ns, "link", "set", "tapo-mon1", "up"]):
+            # (Removing the namespace removes the pair.)
+            subprocess.run(["ip", "link", "del", HOST_DEV], stderr=subprocess.DEVNULL, check=False)
+            for cmd in (["ip", "link", "add", HOST_DEV, "type", "veth", "peer", "name", NS_DEV],
+                        ["ip", "link", "set", NS_DEV, "netns", ns],
+                        ["ip", "addr", "add", HOST_SIDE + "/30", "dev", HOST_DEV],
+                        ["ip", "link", "set", HOST_DEV, "up"],
+                        ["ip", "-n", ns, "addr", "add", NS_SIDE + "/30", "dev", NS_DEV],
+                        ["ip", "-n", ns, "link", "set", NS_DEV, "up"]):
                 subprocess.run(cmd, check=True)
 
         def settled():

@@ -95,7 +95,11 @@ class SynOnly(unittest.TestCase):
                                                  "tapo.client"], extra=["-Y", "tcp.flags.syn == 1 && tcp.flags.ack == 0"])
         self.assertTrue(rows)
         for frame, sender, basis, vantage, client in rows:
-            self.assertEqual((sender, basis, vantage), ("initiator", "direction", "sender"), frame)
+            # The initiator, by direction (its SYN retries) or by its data
+            # when it went on to send more than a request (6syns' second
+            # connection: 7 KB acknowledged, the capture missed some).
+            self.assertIn((sender, basis, vantage), {("initiator", "direction", "sender"),
+                                                     ("initiator", "data", "sender")}, frame)
             self.assertEqual(client, syn_sender)
         batch = batch_compare.batch_stalls(pcap)
         for frame, *_ in rows:

@@ -54,8 +54,7 @@ def stalls(pcap):
 
 def packets(pcap):
     """[(frame, time, stream, identity key)] of every TCP packet."""
-    prefix = tshark_runner.command([])[:-1]   # runs tshark as the test user
-    return carry.packets(tshark_runner.readable(pcap), prefix)
+    return carry.parse_packets(tshark_runner.run(carry.packet_args(tshark_runner.readable(pcap))).stdout)
 
 
 class Tally:

@@ -1,4 +1,5 @@
-/* config.h: the tunables of the analysis (the plugin's preferences).
+/* config.h: the tunables of the analysis, as the preferences set them
+ * (preferences.h declares the preferences: names, defaults, values).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -71,7 +72,8 @@ typedef struct tapo_config {
  * times), and that stall needs the state.  Then only a summary stays. */
 #define TAPO_CLOSED_GRACE_S 240.0     /* seconds: twice Linux's largest RTO */
 
-/* The defaults of the paper and of Linux. */
+/* The defaults of the paper and of Linux: the preferences' defaults
+ * (preferences.c), no server port. */
 void tapo_config_init_defaults(tapo_config *cfg);
 
 #endif /* TAPO_CONFIG_H */

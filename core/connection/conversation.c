@@ -189,7 +189,11 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
     if (tapo_sender_acked_unseen(&peer->tx, p))
         tapo_sender_peer_spoke(&self->tx);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
-    bool new_payload = p->payload_len > 0 && tx->new_data;
+    /* A request for the peer: payload it never had (new data, or the copy
+     * of an original lost on its way); a keep-alive, a window probe or the
+     * copy of what it acknowledged asks nothing. */
+    bool new_payload = p->payload_len > 0 && tx->kind != TAPO_TX_WINDOW_PROBE &&
+                       (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
     note_rtt(c, self, peer, p, rx, cfg);
 }

@@ -274,6 +274,14 @@ bool tapo_sender_request_pending(const tapo_sender *s)
     return s->request_pending;
 }
 
+bool tapo_sender_unacked_payload(const tapo_sender *s, const tapo_packet *p)
+{
+    if (!p->header_valid || p->payload_len == 0 || !s->anchored)
+        return false;
+    tapo_seqspace space = s->seq;
+    return tapo_seq_offset(&space, p->seq_raw) + p->payload_len > s->snd_una;
+}
+
 bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *from, int64_t *to)
 {
     if (!p->header_valid || p->payload_len == 0 || !s->anchored)

@@ -231,6 +231,10 @@ void tapo_sender_resume(tapo_sender *s, uint64_t payload_bytes);
 /* The peer sent payload after the sender's last payload: a request waits. */
 bool tapo_sender_request_pending(const tapo_sender *s);
 
+/* Whether p's payload reaches above what the peer has acknowledged: data
+ * the peer never confirmed having, new to it even when p is a copy. */
+bool tapo_sender_unacked_payload(const tapo_sender *s, const tapo_packet *p);
+
 /* Whether p carries data the sender had sent before; *from and *to get
  * its range (stream offsets). */
 bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *from, int64_t *to);

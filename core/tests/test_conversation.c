@@ -97,6 +97,53 @@ static void test_application_stalls(void)
     tb_free(&b);
 }
 
+/* A record is settled once nothing watches its final facts: a tracker's
+ * questions answered or its connection ended; a gap watch ended by the
+ * sender's first packet sent after the gap. */
+static void test_settled_record(void)
+{
+    tapo_stall_record rec = { .frame = 9 };
+    rec.view[SERVER].stalled = true;
+    tapo_hindsight hs;
+    tapo_hs_init(&hs);
+    tapo_hs_open(&hs, &rec.view[SERVER].facts_final, 0, 100, 1, false);
+    g_assert_false(tapo_record_settled(&rec));
+    tapo_hs_destroy(&hs);                              /* the connection ended */
+    g_assert_true(tapo_record_settled(&rec));
+    tapo_hs_init(&hs);
+    tapo_hs_watch_gap(&hs, &rec.view[SERVER].facts_final, 1.0, 2.0, 0.2);
+    g_assert_false(tapo_record_settled(&rec));
+    tapo_hs_sent_at(&hs, 1.5, 7, 0.001);               /* inside the gap: it shrinks */
+    g_assert_false(tapo_record_settled(&rec));
+    g_assert_cmpfloat_with_epsilon(rec.view[SERVER].facts_final.duration_s, 0.5, 1e-9);
+    tapo_hs_sent_at(&hs, 2.1, 8, 0.001);               /* after it: nothing later falls inside */
+    g_assert_true(tapo_record_settled(&rec));
+    tapo_hs_destroy(&hs);
+    g_assert_true(tapo_record_settled(&rec));
+}
+
+/* The client's next request lost twice before the capture point at the
+ * server (its IP IDs skip two packets that appear nowhere): the copy the
+ * capture sees is the first the server gets, a request all the same, and
+ * the server's half second before answering it is its think time (the lab's
+ * mixed-lossy-modern once read it as a pause mid-response). */
+static void test_copy_of_an_unseen_request_is_a_request(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    b.use_ip_id = true;
+    tb_handshake(&b, 0.0, 0.1, WIN, WIN);
+    request(&b, 0.5);
+    server_last(&b, 0.501, 0, SHORT);
+    client_ack(&b, 0.6, 1 + SHORT);
+    b.next_ip_id[CLIENT] += 2;                        /* two copies lost on the way */
+    tb_data(&b, CLIENT, 1.5, 1 + REQ, REQ, 1 + SHORT);
+    tb_ack(&b, SERVER, 1.5001, 1 + 2 * REQ, 1 + SHORT, WIN);
+    uint32_t think = tb_data(&b, SERVER, 2.0, 1 + SHORT, SHORT, 1 + 2 * REQ);
+    assert_both(&b, think, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tb_free(&b);
+}
+
 /* A three-segment response whose last segment is lost once: the RTO
  * resends it with nothing after it: tail, in Open state. */
 static void run_tail_loss(uint32_t server_isn)
@@ -713,6 +760,8 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/tau-preference", test_tau_preference);
     g_test_add_func("/conversation/dsack-above-ack", test_dsack_above_ack);
     g_test_add_func("/conversation/state-bounded", test_state_bounded);
+    g_test_add_func("/conversation/settled-record", test_settled_record);
+    g_test_add_func("/conversation/copy-of-an-unseen-request", test_copy_of_an_unseen_request_is_a_request);
     g_test_add_func("/conversation/unreadable-header", test_unreadable_header);
     return g_test_run();
 }

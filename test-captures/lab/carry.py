@@ -46,14 +46,26 @@ IDENTITY_FIELDS = ["frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "
                    "tcp.options.timestamp.tsval"]
 
 
+PACKET_FIELDS = ["frame.time_epoch", "tcp.stream"] + IDENTITY_FIELDS
+
+
+def packet_args(pcap):
+    """tshark's arguments for packets(): its output is parse_packets()'s input."""
+    args = ["-n", "-r", pcap, "-Y", "tcp", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=l"]
+    for f in PACKET_FIELDS:
+        args += ["-e", f]
+    return args
+
+
 def packets(pcap, tshark_prefix=()):
     """[(frame, time, stream, identity key)] of every TCP packet, in capture order."""
-    fields = ["frame.time_epoch", "tcp.stream"] + IDENTITY_FIELDS
-    cmd = list(tshark_prefix) + ["tshark", "-n", "-r", pcap, "-Y", "tcp", "-T", "fields",
-                                 "-E", "separator=/t", "-E", "occurrence=l"]
-    for f in fields:
-        cmd += ["-e", f]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    cmd = list(tshark_prefix) + ["tshark"] + packet_args(pcap)
+    return parse_packets(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
+def parse_packets(out):
+    """packets() from tshark's output for packet_args()."""
+    fields = PACKET_FIELDS
     rows = []
     for line in out.splitlines():
         row = line.split("\t")

@@ -1,15 +1,18 @@
 """Two network namespaces joined by TUN devices that one process relays.
 
-The server lives in namespace tapo-srv, the client in tapo-cli.  Each has a
-TUN device "tun0"; the lab process holds both file descriptors and moves
-packets between them through the link emulator (relay.py), because the
-netem qdisc is not available everywhere.  TUN devices carry plain IP
-packets of at most the MTU: no GSO, so the capture shows real segments.
+The server lives in namespace tapo-srv-ID, the client in tapo-cli-ID, where
+ID names this lab (LAB_ID): two labs on one machine (two test runs) never
+share a namespace.  Each has a TUN device "tun0"; the lab process holds both
+file descriptors and moves packets between them through the link emulator
+(relay.py), because the netem qdisc is not available everywhere.  TUN
+devices carry plain IP packets of at most the MTU: no GSO, so the capture
+shows real segments.  Addresses and ports are the namespaces' own.
 """
 
 import ctypes
 import fcntl
 import os
+import re
 import struct
 import subprocess
 
@@ -18,8 +21,14 @@ TUNSETIFF = 0x400454CA
 IFF_TUN = 0x0001
 IFF_NO_PI = 0x1000
 
-SERVER_NS = "tapo-srv"
-CLIENT_NS = "tapo-cli"
+# The lab's identity: the id of the first process of the run that imported
+# this module, inherited by the processes it starts (TAPO_LAB_ID), a few
+# digits so that device names made from it keep within IFNAMSIZ (15).
+LAB_ID = os.environ.setdefault("TAPO_LAB_ID", str(os.getpid()))
+if not re.fullmatch(r"[0-9a-z]{1,8}", LAB_ID):
+    raise SystemExit("TAPO_LAB_ID must be 1 to 8 digits or lower-case letters, not %r" % LAB_ID)
+SERVER_NS = "tapo-srv-" + LAB_ID
+CLIENT_NS = "tapo-cli-" + LAB_ID
 SERVER_V4, CLIENT_V4 = "10.77.0.1", "10.77.0.2"
 SERVER_V6, CLIENT_V6 = "fd77::1", "fd77::2"
 SERVER_PORT = 8080
@@ -53,6 +62,22 @@ def ns_exec(ns, argv):
     return ["ip", "netns", "exec", ns] + list(argv)
 
 
+def own_name(prefix):
+    """A name for a namespace or device of this lab (at most 15 characters
+    for a prefix of up to 6)."""
+    return "%s-%s" % (prefix, LAB_ID)
+
+
+def sweep_stale_namespaces():
+    """Removes the namespaces of labs whose process is gone (a run that was
+    killed): "tapo-...-ID" with ID a process id no longer alive."""
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for line in listed.splitlines():
+        m = re.match(r"^(tapo-[a-z]+-(\d+))\b", line)
+        if m and m.group(2) != LAB_ID and not os.path.exists("/proc/" + m.group(2)):
+            subprocess.run(["ip", "netns", "del", m.group(1)], stderr=subprocess.DEVNULL, check=False)
+
+
 def _setns(path):
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -79,7 +104,15 @@ class Netlab:
         upload)."""
         self.ipv6 = ipv6
         self.server_fd = self.client_fd = None
+        sweep_stale_namespaces()
         self.teardown()
+        try:
+            self._make(variant, extra_server_sysctls, client_sysctls, initcwnd, rto_min_ms, sender)
+        except BaseException:
+            self.close()
+            raise
+
+    def _make(self, variant, extra_server_sysctls, client_sysctls, initcwnd, rto_min_ms, sender):
         for ns in (SERVER_NS, CLIENT_NS):
             run(["ip", "netns", "add", ns])
         own = "/proc/self/ns/net"
