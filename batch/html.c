@@ -300,7 +300,7 @@ static void worst_to_json(JsonBuilder *b, const tapo_html_set *set)
         const tapo_flow_row *f = set->report->worst->pdata[w];
         json_builder_begin_object(b);
         json_builder_set_member_name(b, "flow");
-        tapo_flow_row_to_json(b, f);
+        json_builder_add_value(b, tapo_flow_row_to_node(f));
         GPtrArray *listed = tapo_html_connection_stalls(set->stalls, f->file, f->first_frame, TAPO_HTML_VERDICTS);
         add_int(b, "stalls_left_out", (int64_t)f->stalls - (int64_t)listed->len);
         json_builder_set_member_name(b, "stalls");

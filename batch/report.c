@@ -24,12 +24,38 @@ static int worse_first(gconstpointer a, gconstpointer b)
     return x->first_frame < y->first_frame ? -1 : x->first_frame > y->first_frame;
 }
 
+/* Where f goes in the list of the worst flows (sorted by worse_first):
+ * after every flow that lists before it or ties with it, as a stable sort
+ * of the list with f appended would put it. */
+static guint worst_position(const tapo_report *r, const tapo_flow_row *f)
+{
+    guint lo = 0, hi = r->worst->len;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (worse_first(&r->worst->pdata[mid], &f) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Keeps the list sorted and at most TAPO_REPORT_WORST_FLOWS long. */
 void tapo_report_keep_worst(tapo_report *r, tapo_flow_row *f)
 {
-    g_ptr_array_add(r->worst, f);
-    g_ptr_array_sort(r->worst, worse_first);
+    guint at = worst_position(r, f);
+    if (at >= TAPO_REPORT_WORST_FLOWS) {
+        tapo_flow_row_free(f);
+        return;
+    }
+    g_ptr_array_insert(r->worst, (gint)at, f);
     if (r->worst->len > TAPO_REPORT_WORST_FLOWS)
         g_ptr_array_set_size(r->worst, TAPO_REPORT_WORST_FLOWS);
+}
+
+bool tapo_report_lists(const tapo_report *r, const tapo_flow_row *f)
+{
+    return f->stalls && worst_position(r, f) < TAPO_REPORT_WORST_FLOWS;
 }
 
 /* ---- the breakdown tree ------------------------------------------------ */
@@ -51,16 +77,34 @@ static void node_free(tapo_report_node *n)
     g_free(n);
 }
 
-tapo_report_node *tapo_report_node_child(tapo_report_node *n, const char *name)
+/* n's child of that name, made when missing.  lasting: name lives as long
+ * as the program (the vocabulary's own strings, which stalls name their
+ * nodes with): a later call with the same pointer finds it without
+ * comparing texts. */
+static tapo_report_node *child(tapo_report_node *n, const char *name, bool lasting)
 {
-    for (guint i = 0; i < n->children->len; i++) {
+    for (guint i = 0; lasting && i < n->children->len; i++) {
         tapo_report_node *c = n->children->pdata[i];
-        if (strcmp(c->name, name) == 0)
+        if (c->named_by == name)
             return c;
     }
+    for (guint i = 0; i < n->children->len; i++) {
+        tapo_report_node *c = n->children->pdata[i];
+        if (strcmp(c->name, name) == 0) {
+            if (lasting)
+                c->named_by = name;
+            return c;
+        }
+    }
     tapo_report_node *c = node_new(name);
+    c->named_by = lasting ? name : NULL;
     g_ptr_array_add(n->children, c);
     return c;
+}
+
+tapo_report_node *tapo_report_node_child(tapo_report_node *n, const char *name)
+{
+    return child(n, name, false);
 }
 
 static void node_merge(tapo_report_node *into, const tapo_report_node *from)
@@ -111,7 +155,7 @@ void tapo_report_add_stall(tapo_report *r, const tapo_verdict *v)
     for (unsigned i = 0; i < n; i++) {
         tapo_report_node *node = r->tree;
         for (unsigned d = 0; d < paths[i].depth; d++) {
-            node = tapo_report_node_child(node, paths[i].node[d]);
+            node = child(node, paths[i].node[d], true);
             node->total += paths[i].amount;
         }
     }

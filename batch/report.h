@@ -28,12 +28,13 @@
 
 #define TAPO_REPORT_WORST_FLOWS 20    /* flows listed in the report, count */
 
-/* The row as an object of the flow rows' JSON (and of the report's). */
-void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f);
+/* The row as an object of the report's JSON, as a node. */
+JsonNode *tapo_flow_row_to_node(const tapo_flow_row *f);
 
 /* A node of the breakdown tree. */
 typedef struct tapo_report_node {
     char *name;
+    const char *named_by;             /* the vocabulary's string of its name (report.c); NULL none */
     int64_t total;                    /* stalls, or milliseconds */
     GPtrArray *children;              /* tapo_report_node, in order of first use */
 } tapo_report_node;
@@ -80,6 +81,9 @@ int64_t tapo_report_ns(double seconds);
 
 /* A connection that ended; the report takes the row. */
 void tapo_report_add_flow(tapo_report *r, tapo_flow_row *f);
+/* Whether tapo_report_add_flow would keep f among the worst flows now
+ * (f's numbers, file and first frame decide). */
+bool tapo_report_lists(const tapo_report *r, const tapo_flow_row *f);
 
 void tapo_report_merge(tapo_report *into, const tapo_report *from);
 

@@ -1,5 +1,7 @@
 /* report_json.c: the report as JSON, and partial results read back
  * (report.h): each part written and read from one table of its members.
+ * The JSON is written straight as text (json_text.h), in json-glib's own
+ * format, and read back with json-glib.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -38,40 +40,37 @@ static uint64_t *count_in(tapo_report *r, unsigned i)
 
 /* ---- writing ------------------------------------------------------------ */
 
-static void add_int(JsonBuilder *b, const char *name, int64_t v)
+static void add_int(tapo_json_text *w, const char *name, int64_t v)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
+    tapo_json_member(w, name);
+    tapo_json_int(w, v);
 }
 
-static void add_double(JsonBuilder *b, const char *name, double v)
+static void add_double(tapo_json_text *w, const char *name, double v)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_add_double_value(b, v);
+    tapo_json_member(w, name);
+    tapo_json_double(w, v);
 }
 
-static void add_string(JsonBuilder *b, const char *name, const char *v)
+static void add_string(tapo_json_text *w, const char *name, const char *v)
 {
-    json_builder_set_member_name(b, name);
-    if (v)
-        json_builder_add_string_value(b, v);
-    else
-        json_builder_add_null_value(b);
+    tapo_json_member(w, name);
+    tapo_json_string(w, v);
 }
 
-static void node_to_json(JsonBuilder *b, const tapo_report_node *n)
+static void node_to_json(tapo_json_text *w, const tapo_report_node *n)
 {
-    json_builder_begin_object(b);
-    add_string(b, "name", n->name);
-    add_int(b, "total", n->total);
-    json_builder_set_member_name(b, "children");
-    json_builder_begin_array(b);
+    tapo_json_begin_object(w);
+    add_string(w, "name", n->name);
+    add_int(w, "total", n->total);
+    tapo_json_member(w, "children");
+    tapo_json_begin_array(w);
     GPtrArray *sorted = tapo_report_node_sorted(n);
     for (guint i = 0; i < sorted->len; i++)
-        node_to_json(b, sorted->pdata[i]);
+        node_to_json(w, sorted->pdata[i]);
     g_ptr_array_free(sorted, TRUE);
-    json_builder_end_array(b);
-    json_builder_end_object(b);
+    tapo_json_end_array(w);
+    tapo_json_end_object(w);
 }
 
 /* A cause's key in partial results: its rule and name, "1.7 undetermined". */
@@ -98,136 +97,136 @@ static bool cause_of_key(const char *key, tapo_cause *cause)
 
 /* Stalled time by cause, keyed by cause_key: seconds (a flow's), or whole
  * nanoseconds (the report's); causes without any left out. */
-static void by_cause_to_json(JsonBuilder *b, const char *name, const double *seconds, const int64_t *ns)
+static void by_cause_to_json(tapo_json_text *w, const char *name, const double *seconds, const int64_t *ns)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_begin_object(b);
+    tapo_json_member(w, name);
+    tapo_json_begin_object(w);
     for (int c = 0; c < TAPO_CAUSE_COUNT; c++) {
         if (seconds ? seconds[c] == 0.0 : ns[c] == 0)
             continue;
         char *key = cause_key((tapo_cause)c);
         if (seconds)
-            add_double(b, key, seconds[c]);
+            add_double(w, key, seconds[c]);
         else
-            add_int(b, key, ns[c]);
+            add_int(w, key, ns[c]);
         g_free(key);
     }
-    json_builder_end_object(b);
+    tapo_json_end_object(w);
 }
 
-void tapo_flow_row_to_json(JsonBuilder *b, const tapo_flow_row *f)
+static void flow_row_write(tapo_json_text *w, const tapo_flow_row *f)
 {
-    json_builder_begin_object(b);
+    tapo_json_begin_object(w);
     for (int id = 0; id < TAPO_FLOW_COLUMNS; id++) {
         const tapo_flow_column *col = &tapo_flow_columns[id];
         tapo_flow_value v = tapo_flow_get(f, (tapo_flow_column_id)id);
         if (col->kind == TAPO_FLOW_TEXT)
-            add_string(b, col->name, v.text);
+            add_string(w, col->name, v.text);
         else if (col->kind == TAPO_FLOW_COUNT)
-            add_int(b, col->name, (int64_t)v.count);
+            add_int(w, col->name, (int64_t)v.count);
         else
-            add_double(b, col->name, v.number);
+            add_double(w, col->name, v.number);
     }
-    by_cause_to_json(b, "stalled_time_by_cause_s", f->stalled_by_cause_s, NULL);
-    json_builder_end_object(b);
+    by_cause_to_json(w, "stalled_time_by_cause_s", f->stalled_by_cause_s, NULL);
+    tapo_json_end_object(w);
 }
 
-static void episode_to_json(JsonBuilder *b, const tapo_report_episode *re)
+static void episode_to_json(tapo_json_text *w, const tapo_report_episode *re)
 {
     const tapo_episode *e = &re->e;
-    json_builder_begin_object(b);
-    add_int(b, "episode", e->id);
-    add_string(b, "file", re->file);
-    add_string(b, "scope", e->scope_text);
-    add_string(b, "scope_kind", tapo_episode_scope_name(e->scope));
-    add_int(b, "connections", e->connections);
-    add_int(b, "stalls", e->stalls);
-    add_double(b, "start_s", e->start_s);
-    add_double(b, "duration_s", e->end_s - e->start_s);
+    tapo_json_begin_object(w);
+    add_int(w, "episode", e->id);
+    add_string(w, "file", re->file);
+    add_string(w, "scope", e->scope_text);
+    add_string(w, "scope_kind", tapo_episode_scope_name(e->scope));
+    add_int(w, "connections", e->connections);
+    add_int(w, "stalls", e->stalls);
+    add_double(w, "start_s", e->start_s);
+    add_double(w, "duration_s", e->end_s - e->start_s);
     char *cause = cause_key(e->cause);
-    add_string(b, "cause", cause);
+    add_string(w, "cause", cause);
     g_free(cause);
-    json_builder_end_object(b);
+    tapo_json_end_object(w);
 }
 
 /* The stalled time and the savings in exact nanoseconds, the duration
  * bins. */
-static void times_to_json(JsonBuilder *b, const tapo_report *r)
+static void times_to_json(tapo_json_text *w, const tapo_report *r)
 {
-    add_int(b, "stalled_time_ns", r->stalled_ns);
-    by_cause_to_json(b, "stalled_time_by_cause_ns", NULL, r->stalled_by_cause_ns);
-    json_builder_set_member_name(b, "whatif_saving_ns");
-    json_builder_begin_object(b);
+    add_int(w, "stalled_time_ns", r->stalled_ns);
+    by_cause_to_json(w, "stalled_time_by_cause_ns", NULL, r->stalled_by_cause_ns);
+    tapo_json_member(w, "whatif_saving_ns");
+    tapo_json_begin_object(w);
     for (int m = TAPO_MITIGATION_NONE + 1; m < TAPO_MITIGATION_COUNT; m++)
         if (r->saving_by_mitigation_ns[m] > 0)
-            add_int(b, tapo_mitigation_name((tapo_mitigation)m), r->saving_by_mitigation_ns[m]);
-    json_builder_end_object(b);
-    json_builder_set_member_name(b, "duration_buckets_ms");
-    json_builder_begin_object(b);
+            add_int(w, tapo_mitigation_name((tapo_mitigation)m), r->saving_by_mitigation_ns[m]);
+    tapo_json_end_object(w);
+    tapo_json_member(w, "duration_buckets_ms");
+    tapo_json_begin_object(w);
     for (int i = 0; i < TAPO_DURATION_BUCKETS; i++)
-        add_int(b, tapo_duration_bucket_names[i], (int64_t)r->duration_buckets[i]);
-    json_builder_end_object(b);
+        add_int(w, tapo_duration_bucket_names[i], (int64_t)r->duration_buckets[i]);
+    tapo_json_end_object(w);
 }
 
 /* The sketches, and the stall ratio's quantiles read from them. */
-static void distributions_to_json(JsonBuilder *b, const tapo_report *r)
+static void distributions_to_json(tapo_json_text *w, const tapo_report *r)
 {
-    json_builder_set_member_name(b, "durations");
-    json_builder_add_value(b, tapo_sketch_to_json(&r->durations));
-    json_builder_set_member_name(b, "flow_ratios");
-    json_builder_add_value(b, tapo_sketch_to_json(&r->flow_ratios));
-    json_builder_set_member_name(b, "stall_ratio_quantiles");
-    json_builder_begin_object(b);
+    tapo_json_member(w, "durations");
+    tapo_sketch_write_json(&r->durations, w);
+    tapo_json_member(w, "flow_ratios");
+    tapo_sketch_write_json(&r->flow_ratios, w);
+    tapo_json_member(w, "stall_ratio_quantiles");
+    tapo_json_begin_object(w);
     for (unsigned i = 0; i < TAPO_FLOW_QUANTILE_COUNT; i++) {
         char name[16];
         g_snprintf(name, sizeof name, "p%u", tapo_flow_ratio_quantiles[i]);
-        add_double(b, name, tapo_sketch_quantile(&r->flow_ratios, tapo_flow_ratio_quantiles[i] / 100.0));
+        add_double(w, name, tapo_sketch_quantile(&r->flow_ratios, tapo_flow_ratio_quantiles[i] / 100.0));
     }
-    json_builder_end_object(b);
+    tapo_json_end_object(w);
 }
 
-static void lists_to_json(JsonBuilder *b, const tapo_report *r)
+static void lists_to_json(tapo_json_text *w, const tapo_report *r)
 {
-    json_builder_set_member_name(b, "worst_flows");
-    json_builder_begin_array(b);
+    tapo_json_member(w, "worst_flows");
+    tapo_json_begin_array(w);
     for (guint i = 0; i < r->worst->len; i++)
-        tapo_flow_row_to_json(b, r->worst->pdata[i]);
-    json_builder_end_array(b);
-    json_builder_set_member_name(b, "episodes");
-    json_builder_begin_array(b);
+        flow_row_write(w, r->worst->pdata[i]);
+    tapo_json_end_array(w);
+    tapo_json_member(w, "episodes");
+    tapo_json_begin_array(w);
     for (guint i = 0; i < r->episodes->len; i++)
-        episode_to_json(b, &g_array_index(r->episodes, tapo_report_episode, i));
-    json_builder_end_array(b);
+        episode_to_json(w, &g_array_index(r->episodes, tapo_report_episode, i));
+    tapo_json_end_array(w);
 }
 
-static char *generate(JsonBuilder *b, bool pretty)
+JsonNode *tapo_flow_row_to_node(const tapo_flow_row *f)
 {
-    JsonGenerator *gen = json_generator_new();
-    JsonNode *root = json_builder_get_root(b);
-    json_generator_set_root(gen, root);
-    json_generator_set_pretty(gen, pretty);
-    char *text = json_generator_to_data(gen, NULL);
-    json_node_unref(root);
-    g_object_unref(gen);
-    return text;
+    GString *text = g_string_new("");
+    tapo_json_text writer;
+    tapo_json_text_init(&writer, text, false);
+    flow_row_write(&writer, f);
+    JsonNode *node = json_from_string(text->str, NULL);
+    g_string_free(text, TRUE);
+    return node;
 }
 
 char *tapo_report_to_json(const tapo_report *r, bool pretty)
 {
-    JsonBuilder *b = json_builder_new();
-    json_builder_begin_object(b);
-    add_int(b, "tapo_partial", PARTIAL_VERSION);
+    GString *text = g_string_sized_new(4096);
+    tapo_json_text writer;
+    tapo_json_text_init(&writer, text, pretty);
+    tapo_json_text *w = &writer;
+    tapo_json_begin_object(w);
+    add_int(w, "tapo_partial", PARTIAL_VERSION);
     for (unsigned i = 0; i < G_N_ELEMENTS(counts); i++)
-        add_int(b, counts[i].name, (int64_t)*count_in((tapo_report *)r, i));
-    json_builder_set_member_name(b, "breakdown");
-    node_to_json(b, r->tree);
-    times_to_json(b, r);
-    distributions_to_json(b, r);
-    lists_to_json(b, r);
-    json_builder_end_object(b);
-    char *text = generate(b, pretty);
-    g_object_unref(b);
-    return text;
+        add_int(w, counts[i].name, (int64_t)*count_in((tapo_report *)r, i));
+    tapo_json_member(w, "breakdown");
+    node_to_json(w, r->tree);
+    times_to_json(w, r);
+    distributions_to_json(w, r);
+    lists_to_json(w, r);
+    tapo_json_end_object(w);
+    return g_string_free(text, FALSE);
 }
 
 void tapo_report_print_json(const tapo_report *r, FILE *out)

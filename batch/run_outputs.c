@@ -120,7 +120,18 @@ static char *flow_advice(const worker *w, const tapo_connection *c, const tapo_f
     return g_strdup(hint);
 }
 
-/* The flow report's line of a connection that ended. */
+/* The endpoints' names in the flow report's line of c. */
+static void name_flow_row(const tapo_connection *c, tapo_flow_row *row)
+{
+    tapo_basis basis;
+    int client = tapo_conv_client(&c->summary, &basis);
+    row->client = tapo_endpoint_text(&c->id.first, client);
+    row->server = tapo_endpoint_text(&c->id.first, tapo_peer_of(client));
+}
+
+/* The flow report's line of a connection that ended, without the names
+ * (name_flow_row) and the advice: the line of most connections is only
+ * counted. */
 static tapo_flow_row *flow_row(const worker *w, const tapo_connection *c)
 {
     tapo_flow_row *row = g_new0(tapo_flow_row, 1);
@@ -128,8 +139,6 @@ static tapo_flow_row *flow_row(const worker *w, const tapo_connection *c)
     row->first_frame = c->start.frame;
     tapo_basis basis;
     int client = tapo_conv_client(&c->summary, &basis);
-    row->client = tapo_endpoint_text(&c->id.first, client);
-    row->server = tapo_endpoint_text(&c->id.first, tapo_peer_of(client));
     row->start_s = c->start.epoch_s;
     row->duration_s = c->last.rel_s - c->start.rel_s;
     row->bytes_to_server = c->bytes[client];
@@ -170,7 +179,11 @@ void worker_connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
 {
     worker *w = ctx;
     tapo_flow_row *row = flow_row(w, c);
+    if (w->sh->o->html)
+        name_flow_row(c, row);
     char *label = w->sh->o->html ? g_strdup_printf("%s -> %s", row->client, row->server) : NULL;
+    tapo_episode_stall common;   /* what the connection's stalls share in the episodes */
+    bool described = false;
     for (guint i = 0; c->stalls && i < c->stalls->len; i++) {
         const tapo_conn_stall *s = c->stalls->pdata[i];
         tapo_verdict v;
@@ -178,8 +191,11 @@ void worker_connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
             continue;
         tapo_report_add_stall(&w->report, &v);
         if (!w->episodes) {
-            tapo_episode_stall es;
-            tapo_episode_stall_describe(c, s, &v, w->episode_texts, &es);
+            if (!described)
+                tapo_episode_connection_describe(c, w->episode_texts, &common);
+            described = true;
+            tapo_episode_stall es = common;
+            tapo_episode_stall_place(s, &v, &es);
             tapo_row_member where = { w->sh->names[s->place.file], s->place.frame };
             g_array_append_val(w->episode_stalls, es);
             g_array_append_val(w->episode_places, where);
@@ -192,7 +208,11 @@ void worker_connection_ended(void *ctx, tapo_connection *c, tapo_end_reason why)
     }
     g_free(label);
     tapo_flow_decide(row);
-    row->advice = flow_advice(w, c, row);
+    /* Names and advice only for a line that is written or listed. */
+    if (!row->client && (w->sh->o->flows || tapo_report_lists(&w->report, row)))
+        name_flow_row(c, row);
+    if (row->client)
+        row->advice = flow_advice(w, c, row);
     if (w->sh->o->flows) {
         tapo_rows_flow(w->flow_out, w->sh->o->format, row);
         w->flow_rows++;

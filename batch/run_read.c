@@ -63,19 +63,15 @@ static bool read_next(worker *w, run_input *in)
 }
 
 /* With several workers, the TCP header is the one's its endpoints hash
- * to, which then reads it in full: the options of others' segments are
- * never read. */
-typedef struct claim_context {
-    const worker *w;
-    const tapo_frame *f;
-} claim_context;
-
+ * to, which then reads its options (tapo_decode_options, the frame decoded
+ * once): the options of others' segments are never read. */
 static bool claim_header(void *ctx, tapo_decode_result *decoded, tapo_segment_fields *seg)
 {
-    const claim_context *c = ctx;
-    if (tapo_endpoints_either_way_hash(&seg->ends) % c->w->count != c->w->index)
+    const worker *w = ctx;
+    if (tapo_endpoints_either_way_hash(&seg->ends) % w->count != w->index)
         return false;
-    *decoded = tapo_decode_frame(c->f->encap, c->f->data, c->f->caplen, c->f->len, seg);
+    if (*decoded == TAPO_DECODE_TCP)
+        tapo_decode_options(seg);
     return true;
 }
 
@@ -121,10 +117,9 @@ void worker_handle(worker *w, run_input *in, tapo_table_clock *k)
         w->latest_epoch_s = f->time_s;
     tapo_segment_fields seg = { .ends.family = 0 };
     tapo_decode_result decoded = decode(w, in, &seg);
-    claim_context claim = { w, f };
     tapo_table_result result;
     tapo_fed fed = tapo_table_feed(&w->table, k, f, in->index, decoded, &seg, w->count > 1 ? claim_header : NULL,
-                                   &claim, &result);
+                                   w, &result);
     if (fed == TAPO_FED_ANOTHERS || fed == TAPO_FED_QUOTED)
         return;
     if (fed == TAPO_FED_SEGMENT)

@@ -145,39 +145,43 @@ double tapo_sketch_quantile(const tapo_sketch *s, double q)
     return bucket_value(bucket_count() - 1);
 }
 
-JsonNode *tapo_sketch_to_json(const tapo_sketch *s)
+void tapo_sketch_write_json(const tapo_sketch *s, tapo_json_text *w)
 {
-    JsonBuilder *b = json_builder_new();
-    json_builder_begin_object(b);
-    json_builder_set_member_name(b, "count");
-    json_builder_add_int_value(b, (gint64)s->count);
-    json_builder_set_member_name(b, "sum_nano");
-    json_builder_add_int_value(b, s->sum_nano);
-    json_builder_set_member_name(b, "zeros");
-    json_builder_add_int_value(b, (gint64)s->zeros);
-    json_builder_set_member_name(b, "buckets");
-    json_builder_begin_array(b);
+    tapo_json_begin_object(w);
+    tapo_json_member(w, "count");
+    tapo_json_int(w, (int64_t)s->count);
+    tapo_json_member(w, "sum_nano");
+    tapo_json_int(w, s->sum_nano);
+    tapo_json_member(w, "zeros");
+    tapo_json_int(w, (int64_t)s->zeros);
+    tapo_json_member(w, "buckets");
+    tapo_json_begin_array(w);
     for (int i = 0; s->buckets && i < bucket_count(); i++) {
         if (!s->buckets[i])
             continue;
-        json_builder_begin_array(b);
-        json_builder_add_int_value(b, i);
-        json_builder_add_int_value(b, (gint64)s->buckets[i]);
-        json_builder_end_array(b);
+        tapo_json_begin_array(w);
+        tapo_json_int(w, i);
+        tapo_json_int(w, (int64_t)s->buckets[i]);
+        tapo_json_end_array(w);
     }
-    json_builder_end_array(b);
+    tapo_json_end_array(w);
     if (s->exact && s->exact->len == s->count) {
         g_array_sort(s->exact, by_value);
-        json_builder_set_member_name(b, "exact");
-        json_builder_begin_array(b);
-        for (guint i = 0; i < s->exact->len; i++)
-            json_builder_add_double_value(b, g_array_index(s->exact, double, i));
-        json_builder_end_array(b);
+        tapo_json_member(w, "exact");
+        tapo_json_begin_array(w);
+        /* In order, equal values lie side by side: each is written as
+         * text once (17 digits cost a few thousand instructions). */
+        GString *previous = g_string_new("");
+        for (guint i = 0; i < s->exact->len; i++) {
+            double v = g_array_index(s->exact, double, i);
+            if (i == 0 || v != g_array_index(s->exact, double, i - 1))
+                tapo_json_double_text(v, previous);
+            tapo_json_raw(w, previous->str);
+        }
+        g_string_free(previous, TRUE);
+        tapo_json_end_array(w);
     }
-    json_builder_end_object(b);
-    JsonNode *node = json_builder_get_root(b);
-    g_object_unref(b);
-    return node;
+    tapo_json_end_object(w);
 }
 
 bool tapo_sketch_from_json(tapo_sketch *s, JsonNode *node)

@@ -19,6 +19,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "json_text.h"
+
 #define TAPO_SKETCH_ACCURACY 0.01     /* relative error of a quantile */
 #define TAPO_SKETCH_MIN 1e-6          /* smaller positive values count in the lowest bucket */
 #define TAPO_SKETCH_MAX 1e9           /* larger ones in the highest */
@@ -46,7 +48,7 @@ double tapo_sketch_quantile(const tapo_sketch *s, double q);
 
 /* As JSON: {"count":N,"sum_nano":S,"zeros":Z,"buckets":[[index,count],...],
  * "exact":[values in order]} ("exact" only while kept). */
-JsonNode *tapo_sketch_to_json(const tapo_sketch *s);
+void tapo_sketch_write_json(const tapo_sketch *s, tapo_json_text *w);
 
 /* From such a node; false (and an empty sketch) on a malformed one. */
 bool tapo_sketch_from_json(tapo_sketch *s, JsonNode *node);

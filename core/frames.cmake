@@ -13,6 +13,7 @@ add_library(tapo_frames STATIC
     wire/flow_identity.c
     wire/wire_state.c
     table/connection_table.c
+    table/flow_index.c
     table/episode_stalls.c
     table/table_feed.c
 )

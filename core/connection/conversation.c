@@ -89,6 +89,8 @@ static void add_turnaround(tapo_conv *c, tapo_endpoint *e, double sample_s, tapo
 static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
                            const tapo_packet *p, const tapo_config *cfg)
 {
+    if (tapo_handshake_over_for(&c->handshake, p))
+        return;
     tapo_handshake_timing timing;
     tapo_handshake_note(&c->handshake, p, &timing);
     if (timing.turnaround)
@@ -356,9 +358,22 @@ static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, co
 
 /* A record for p when it may end a stall, with each candidate endpoint's
  * state read before p changes it; NULL (most packets) when it cannot. */
+/* Away from the sender, what it had acknowledged when it sent p (its own
+ * packet) corrects the state read before p. */
+static void read_behind(const tapo_endpoint *self, const tapo_packet *p, const tapo_view_gap *own,
+                        tapo_snapshot *snap)
+{
+    if (!own->distance.away)
+        return;
+    tapo_acks_received acks;
+    tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts, p->tsecr,
+                              &acks);
+    tapo_sender_snapshot_behind(&self->tx, &acks, snap);
+}
+
 static tapo_stall_record *open_record(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
-                                      const tapo_acks_received *acks, const tapo_config *cfg,
-                                      const tapo_record_pool *pool, view_before before[2])
+                                      const tapo_config *cfg, const tapo_record_pool *pool,
+                                      view_before before[2])
 {
     if (!gaps[0].candidate && !gaps[1].candidate)
         return NULL;
@@ -370,7 +385,7 @@ static tapo_stall_record *open_record(tapo_conv *c, const tapo_packet *p, const 
             continue;
         read_before(c, s, &gaps[s], cfg, &before[s]);
         if (s == p->from)
-            tapo_sender_snapshot_behind(&c->ep[s].tx, acks, &before[s].snap);
+            read_behind(&c->ep[s], p, &gaps[s], &before[s].snap);
         watch(&c->ep[s], &before[s], &rec->view[s]);
     }
     return rec;
@@ -412,15 +427,10 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
         return NULL;
     tapo_view_gap gaps[2];
     read_gaps(c, self, peer, p, cfg, gaps);
-    const tapo_view_gap *own = &gaps[p->from];
-    tapo_acks_received acks = { 0 };
-    if (own->distance.away) {
-        place_late_sender_packet(self, p, own);
-        tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts,
-                                  p->tsecr, &acks);
-    }
+    if (gaps[p->from].distance.away)
+        place_late_sender_packet(self, p, &gaps[p->from]);
     view_before before[2];
-    tapo_stall_record *rec = open_record(c, p, gaps, &acks, cfg, pool, before);
+    tapo_stall_record *rec = open_record(c, p, gaps, cfg, pool, before);
     tapo_tx_info tx;
     tapo_rx_info rx;
     pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);

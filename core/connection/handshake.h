@@ -47,4 +47,12 @@ typedef struct tapo_handshake_timing {
 /* Notes p (sent by endpoint 'from'). */
 void tapo_handshake_note(tapo_handshake *h, const tapo_packet *p, tapo_handshake_timing *timing);
 
+/* Whether p can tell nothing more about the handshake (tapo_handshake_note
+ * would change nothing and time nothing): no SYN, and the ACK of the
+ * SYN-ACK timed already, or no readable header. */
+static inline bool tapo_handshake_over_for(const tapo_handshake *h, const tapo_packet *p)
+{
+    return !p->header_valid || (h->acked && !(p->flags & TAPO_TCP_SYN));
+}
+
 #endif /* TAPO_HANDSHAKE_H */

@@ -7,6 +7,21 @@
 
 #include "sender/recovery.h"
 
+/* p takes sequence space (data, SYN or FIN): it can be a retransmission. */
+static bool carries_sequence(const tapo_packet *p)
+{
+    return p->header_valid && (p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN)));
+}
+
+/* The sender's RTT estimates as they stood when p was sent. */
+static void read_estimates(const tapo_endpoint *sender, const tapo_config *cfg, tapo_view_gap *g)
+{
+    const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
+    g->srtt = rtt->has_sample ? tapo_opt_s_of(rtt->srtt_s) : tapo_opt_s_none();
+    g->rto_s = rtt->rto_s;
+    g->threshold_s = tapo_rtt_stall_threshold(rtt, cfg->tau);
+}
+
 void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const tapo_packet *p,
                         bool own, const tapo_config *cfg, uint32_t turn_version, tapo_view_gap *g)
 {
@@ -23,12 +38,17 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
         .unheard_from_s = own ? tapo_sender_acked_before_resend(&sender->tx, p) : tapo_opt_s_none(),
     };
     tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
-    const tapo_rtt *rtt = tapo_rtt_as_of(&sender->rtt_history, &sender->rtt, g->time_s);
-    g->srtt = rtt->has_sample ? tapo_opt_s_of(rtt->srtt_s) : tapo_opt_s_none();
-    g->rto_s = rtt->rto_s;
-    g->threshold_s = tapo_rtt_stall_threshold(rtt, cfg->tau);
     tapo_opt_s last_tx = tapo_sender_last_tx(&sender->tx);
     g->since_tx_s = own && last_tx.known ? tapo_opt_s_of(g->time_s - last_tx.s) : tapo_opt_s_none();
+    /* The estimates judge a gap that may be a stall (tapo_view_gaps_settle),
+     * and the sender's own data, SYN or FIN (what a retransmission was);
+     * nothing else reads them, and they are most of the reading's cost. */
+    if (g->clock.gap_s >= cfg->min_stall_s || (own && carries_sequence(p))) {
+        read_estimates(sender, cfg, g);
+    } else {
+        g->srtt = tapo_opt_s_none();
+        g->rto_s = g->threshold_s = 0.0;
+    }
 }
 
 void tapo_view_gaps_settle(tapo_view_gap gaps[2], const tapo_packet *p, bool first, const tapo_config *cfg)
@@ -42,8 +62,7 @@ void tapo_view_gaps_settle(tapo_view_gap gaps[2], const tapo_packet *p, bool fir
      * produced, or a timer's retransmission at least the minimum RTO after
      * the sender's previous transmission whatever the threshold
      * (stall_build.c, spec section 3). */
-    bool may_resend = p->header_valid && (p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN)));
-    bool timer_wait = may_resend && since_tx.known && since_tx.s >= TAPO_TIMER_SLACK * cfg->rto_min_s;
+    bool timer_wait = carries_sequence(p) && since_tx.known && since_tx.s >= TAPO_TIMER_SLACK * cfg->rto_min_s;
     for (int s = 0; s < 2; s++) {
         tapo_view_gap *g = &gaps[s];
         g->candidate = !first && g->clock.gap_s >= cfg->min_stall_s &&

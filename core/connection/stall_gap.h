@@ -23,9 +23,12 @@ typedef struct tapo_view_gap {
     tapo_distance distance;       /* from the sender to the capture point, when the packet came */
     double time_s;                /* the packet on the sender's timeline, seconds */
     tapo_clock_packet on_clock;   /* the packet as the sender's clock sees it */
-    tapo_opt_s srtt;              /* the sender's estimates at that time, seconds (SRTT: unknown without a sample) */
-    double rto_s;
     tapo_clock_reading clock;     /* the gap and the silence before it */
+    /* The sender's estimates at that time, read for gaps of at least the
+     * minimum stall duration and the sender's own data, SYN or FIN (else
+     * unknown and 0). */
+    tapo_opt_s srtt;              /* seconds (unknown without a sample) */
+    double rto_s;                 /* seconds */
     double threshold_s;           /* min(tau x SRTT, RTO) then, seconds */
     tapo_opt_s since_tx_s;        /* p's own sender: its time since its previous transmission, seconds */
     bool candidate;               /* the gap may be a stall: a snapshot is needed */

@@ -82,32 +82,59 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
     return tapo_cause_get(v->cause)->advice;
 }
 
-void tapo_advice(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_endpoint_names *names,
-                 char line[TAPO_HINT_LINE_MAX])
+enum { TOKENS = 5 };
+static const char *const tokens[TOKENS] = { "{sender}", "{receiver}", "{client}", "{server}", "{duration}" };
+
+/* The token the template has at t, or -1. */
+static int token_at(const char *t)
+{
+    if (*t != '{')
+        return -1;
+    for (int i = 0; i < TOKENS; i++)
+        if (strncmp(t, tokens[i], strlen(tokens[i])) == 0)
+            return i;
+    return -1;
+}
+
+/* The text token i stands for. */
+static void token_text(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_endpoint_names *names,
+                       int i, char out[ROLE_PHRASE_MAX])
 {
     tapo_basis basis;
     int client = tapo_conv_client(sum, &basis);
-    enum { TOKENS = 5 };
-    static const char *const tokens[TOKENS] = { "{sender}", "{receiver}", "{client}", "{server}", "{duration}" };
     const int endpoints[] = { v->sender, tapo_peer_of(v->sender), client, tapo_peer_of(client) };
+    if (i < 4)
+        tapo_role_phrase(sum, names, endpoints[i], out);
+    else
+        snprintf(out, ROLE_PHRASE_MAX, "%.3f s", v->duration_s);
+}
+
+void tapo_advice(const tapo_verdict *v, const tapo_conv_summary *sum, const tapo_endpoint_names *names,
+                 char line[TAPO_HINT_LINE_MAX])
+{
     char phrases[TOKENS][ROLE_PHRASE_MAX];
-    for (int i = 0; i < 4; i++)
-        tapo_role_phrase(sum, names, endpoints[i], phrases[i]);
-    snprintf(phrases[4], ROLE_PHRASE_MAX, "%.3f s", v->duration_s);
+    bool made[TOKENS] = { false };   /* only the tokens the template uses are written */
     size_t used = 0;
-    line[0] = '\0';
     for (const char *t = template_of(v, sum); *t && used + 1 < TAPO_HINT_LINE_MAX;) {
-        int token = -1;
-        for (int i = 0; i < TOKENS && token < 0; i++)
-            if (strncmp(t, tokens[i], strlen(tokens[i])) == 0)
-                token = i;
-        const char *piece = token >= 0 ? phrases[token] : t;
-        size_t n = token >= 0 ? strlen(piece) : 1;
+        int token = token_at(t);
+        if (token < 0) {
+            /* Plain text up to the next brace, as far as the line holds. */
+            size_t n = strcspn(t + 1, "{") + 1;
+            n = MIN(n, TAPO_HINT_LINE_MAX - 1 - used);
+            memcpy(line + used, t, n);
+            used += n;
+            t += n;
+            continue;
+        }
+        if (!made[token])
+            token_text(v, sum, names, token, phrases[token]);
+        made[token] = true;
+        size_t n = strlen(phrases[token]);
         if (used + n >= TAPO_HINT_LINE_MAX)
             break;
-        memcpy(line + used, piece, n);
+        memcpy(line + used, phrases[token], n);
         used += n;
-        t += token >= 0 ? strlen(tokens[token]) : 1;
+        t += strlen(tokens[token]);
     }
     line[used] = '\0';
     /* A sentence starts with a capital. */

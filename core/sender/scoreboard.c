@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-#define SEG(sb, i) (&g_array_index((sb)->segs, tapo_segment, (i)))
+#define SEG(sb, i) (&(sb)->segs[(sb)->first + (i)])
+#define FIRST_ROOM 2                /* entries of a new scoreboard's storage, count (most hold a few) */
 
 uint32_t tapo_segments(int64_t bytes, uint32_t mss)
 {
@@ -25,15 +26,53 @@ void tapo_sb_init(tapo_scoreboard *sb)
 
 void tapo_sb_destroy(tapo_scoreboard *sb)
 {
-    if (sb->segs)
-        g_array_free(sb->segs, TRUE);
+    g_free(sb->segs);
     g_free(sb->history);
     tapo_sb_init(sb);
 }
 
 unsigned tapo_sb_size(const tapo_scoreboard *sb)
 {
-    return sb->segs ? sb->segs->len : 0;
+    return sb->count;
+}
+
+/* Room for one more entry at the back: the entries move to the front of
+ * the storage when that frees a quarter of it or more (no more memory than
+ * a GArray's), else it doubles. */
+static void make_room(tapo_scoreboard *sb)
+{
+    if (sb->first + sb->count < sb->room)
+        return;
+    if (sb->room && sb->count <= sb->room / 4 * 3) {
+        memmove(sb->segs, sb->segs + sb->first, sb->count * sizeof *sb->segs);
+        sb->first = 0;
+        return;
+    }
+    sb->room = sb->room ? 2 * sb->room : FIRST_ROOM;
+    tapo_segment *segs = g_new(tapo_segment, sb->room);
+    if (sb->count)
+        memcpy(segs, sb->segs + sb->first, sb->count * sizeof *segs);
+    g_free(sb->segs);
+    sb->segs = segs;
+    sb->first = 0;
+}
+
+/* Inserts seg as entry i (i <= count). */
+static void insert_at(tapo_scoreboard *sb, unsigned i, const tapo_segment *seg)
+{
+    make_room(sb);
+    memmove(SEG(sb, i + 1), SEG(sb, i), (sb->count - i) * sizeof *seg);
+    *SEG(sb, i) = *seg;
+    sb->count++;
+}
+
+/* Forgets the first n entries. */
+static void drop_first(tapo_scoreboard *sb, unsigned n)
+{
+    sb->first += n;
+    sb->count -= n;
+    if (sb->count == 0)
+        sb->first = 0;
 }
 
 /* Index of the first entry whose end lies above offset (binary search). */
@@ -42,7 +81,7 @@ static unsigned first_ending_after(const tapo_scoreboard *sb, int64_t offset)
     unsigned lo = 0, hi = tapo_sb_size(sb);
     while (lo < hi) {
         unsigned mid = lo + (hi - lo) / 2;
-        if (g_array_index(sb->segs, tapo_segment, mid).end <= offset)
+        if (SEG(sb, mid)->end <= offset)
             lo = mid + 1;
         else
             hi = mid;
@@ -62,7 +101,7 @@ static void split_at(tapo_scoreboard *sb, int64_t offset)
     tapo_segment upper = *seg;
     upper.start = offset;
     seg->end = offset;
-    g_array_insert_val(sb->segs, i + 1, upper);
+    insert_at(sb, i + 1, &upper);
 }
 
 /* Splits entries at both ends of [left, right) and returns the index of
@@ -75,7 +114,7 @@ static unsigned isolate_range(tapo_scoreboard *sb, int64_t left, int64_t right)
     return first_ending_after(sb, left);
 }
 
-#define INSIDE(sb, j, right) ((j) < (sb)->segs->len && SEG((sb), (j))->start < (right))
+#define INSIDE(sb, j, right) ((j) < (sb)->count && SEG((sb), (j))->start < (right))
 
 /* Merges runs of entries sent once and never SACKed; forgets the oldest half
  * if the bound still holds.  See the header for why. */
@@ -84,7 +123,7 @@ static void enforce_bound(tapo_scoreboard *sb)
     if (tapo_sb_size(sb) <= TAPO_SB_MAX_SEGMENTS)
         return;
     unsigned out = 0;
-    for (unsigned i = 0; i < sb->segs->len; i++) {
+    for (unsigned i = 0; i < sb->count; i++) {
         tapo_segment *cur = SEG(sb, i);
         if (out > 0) {
             tapo_segment *prev = SEG(sb, out - 1);
@@ -97,9 +136,9 @@ static void enforce_bound(tapo_scoreboard *sb)
         }
         *SEG(sb, out++) = *cur;
     }
-    g_array_set_size(sb->segs, out);
+    sb->count = out;
     if (out > TAPO_SB_MAX_SEGMENTS)
-        g_array_remove_range(sb->segs, 0, out / 2);
+        drop_first(sb, out / 2);
 }
 
 void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tx_time when,
@@ -107,8 +146,6 @@ void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tx_tim
 {
     if (end <= start)
         return;
-    if (!sb->segs)
-        sb->segs = g_array_new(FALSE, FALSE, sizeof(tapo_segment));
     tapo_segment seg = {
         .start = start, .end = end, .tx_count = 1, .last_tx_order = tx_order,
         .dupacks_at_last_tx = dupacks, .last_tx_s = when.sent_s, .last_seen_s = when.seen_s,
@@ -116,7 +153,7 @@ void tapo_sb_append(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_tx_tim
         .orig_frame = when.frame,
         .seen = seen,
     };
-    g_array_append_val(sb->segs, seg);
+    insert_at(sb, sb->count, &seg);
     enforce_bound(sb);
 }
 
@@ -239,7 +276,7 @@ void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,
         return;
     split_at(sb, ack);
     unsigned gone = 0;
-    while (gone < sb->segs->len && SEG(sb, gone)->end <= ack) {
+    while (gone < sb->count && SEG(sb, gone)->end <= ack) {
         tapo_segment *seg = SEG(sb, gone);
         if (!seg->sacked)
             note_delivered(sb, seg, mss, listener, fb);
@@ -251,7 +288,7 @@ void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,
         }
         gone++;
     }
-    g_array_remove_range(sb->segs, 0, gone);
+    drop_first(sb, gone);
 }
 
 void tapo_sb_sack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss,
@@ -267,7 +304,7 @@ void tapo_sb_sack(tapo_scoreboard *sb, int64_t left, int64_t right, uint32_t mss
         seg->sacked = true;
         note_delivered(sb, seg, mss, listener, fb);
     }
-    int64_t top = MIN(right, SEG(sb, sb->segs->len - 1)->end);
+    int64_t top = MIN(right, SEG(sb, sb->count - 1)->end);
     if (top > sb->highest_sacked)
         sb->highest_sacked = top;
     enforce_bound(sb);

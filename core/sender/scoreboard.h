@@ -60,7 +60,13 @@ typedef struct tapo_acked_retx {
 } tapo_acked_retx;
 
 typedef struct tapo_scoreboard {
-    GArray *segs;                /* tapo_segment, sorted by start, non-overlapping; NULL until used */
+    /* The entries, sorted by start and non-overlapping, are segs[first] to
+     * segs[first + count - 1]: acknowledged entries leave from the front
+     * without moving the rest, new data joins at the back. */
+    tapo_segment *segs;          /* room entries; NULL until used */
+    uint32_t first;              /* index of the first entry */
+    uint32_t count;              /* entries, count */
+    uint32_t room;               /* entries segs holds, count */
     tapo_acked_retx *history;    /* TAPO_SB_HISTORY entries (ring); NULL until a retransmission is ACKed */
     tapo_ring history_ring;
     int64_t highest_sacked;      /* end of the highest SACKed byte, stream offset; 0 = none */

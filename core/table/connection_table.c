@@ -18,7 +18,8 @@ void tapo_table_init(tapo_conn_table *t, const tapo_config *cfg, double grace_s,
                      bool keep_ended, tapo_table_hooks hooks)
 {
     memset(t, 0, sizeof *t);
-    t->by_key = g_hash_table_new(tapo_endpoints_hash, tapo_endpoints_equal);
+    t->by_key = g_new(tapo_flow_index, 1);
+    tapo_flow_index_init(t->by_key);
     for (int q = 0; q < 3; q++)
         g_queue_init(&t->queues[q]);
     t->cfg = cfg;
@@ -75,7 +76,7 @@ static void release(tapo_conn_table *t, void *storage)
 static void end_connection(tapo_conn_table *t, tapo_connection *c, tapo_end_reason why)
 {
     drop_state(c);
-    g_hash_table_remove(t->by_key, &c->key);
+    tapo_flow_index_remove(t->by_key, c->hash, c);
     if (t->last_hit == c)
         t->last_hit = NULL;
     move_to(t, c, QUEUE_NONE);
@@ -99,11 +100,11 @@ static tapo_conv *new_state(const tapo_config *cfg)
     return conv;
 }
 
-static tapo_connection *start_connection(tapo_conn_table *t, const tapo_endpoints *key,
-                                         const tapo_packet_place *place, const tapo_segment_fields *seg)
+static tapo_connection *start_connection(tapo_conn_table *t, uint32_t hash, const tapo_packet_place *place,
+                                         const tapo_segment_fields *seg)
 {
     tapo_connection *c = t->hooks.alloc(t->hooks.ctx, sizeof *c);
-    c->key = *key;
+    c->hash = hash;
     tapo_flow_identity_init(&c->id, seg);
     c->number = t->started++;
     c->start = *place;
@@ -112,7 +113,7 @@ static tapo_connection *start_connection(tapo_conn_table *t, const tapo_endpoint
     c->link.data = c;
     c->last_clock_s = place->clock_s;
     move_to(t, c, QUEUE_OPEN);
-    g_hash_table_insert(t->by_key, &c->key, c);
+    tapo_flow_index_add(t->by_key, &c->id.first, hash, c);
     return c;
 }
 
@@ -176,19 +177,21 @@ void tapo_table_tick(tapo_conn_table *t, double clock_s)
     }
 }
 
-static tapo_connection *lookup(tapo_conn_table *t, const tapo_segment_fields *seg, tapo_endpoints *key)
+/* The connection of seg's endpoints (hash: theirs either way round): the
+ * latest segment's first, the next one's often. */
+static tapo_connection *lookup(tapo_conn_table *t, const tapo_segment_fields *seg, uint32_t hash)
 {
-    tapo_endpoints_canonical(&seg->ends, key);
-    if (t->last_hit && tapo_endpoints_equal(&t->last_hit->key, key))
-        return t->last_hit;
-    return g_hash_table_lookup(t->by_key, key);
+    tapo_connection *last = t->last_hit;
+    if (last && last->hash == hash && tapo_endpoints_same_flow(&last->id.first, &seg->ends))
+        return last;
+    return tapo_flow_index_find(t->by_key, &seg->ends, hash);
 }
 
 void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, const tapo_segment_fields *seg,
                         tapo_table_result *out)
 {
-    tapo_endpoints key;
-    tapo_connection *c = lookup(t, seg, &key);
+    uint32_t hash = tapo_endpoints_either_way_hash(&seg->ends);
+    tapo_connection *c = lookup(t, seg, hash);
     if (c && !still_there(t, c, place->clock_s))
         c = NULL;
     if (c && tapo_flow_splits(&c->id, seg)) {
@@ -197,7 +200,7 @@ void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, cons
     }
     out->started = c == NULL;
     if (!c)
-        c = start_connection(t, &key, place, seg);
+        c = start_connection(t, hash, place, seg);
     t->last_hit = c;
     out->conn = c;
     int from = tapo_flow_endpoint(&c->id, seg);
@@ -240,8 +243,7 @@ void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, cons
 
 void tapo_table_quoted(tapo_conn_table *t, const tapo_segment_fields *seg)
 {
-    tapo_endpoints key;
-    tapo_connection *c = lookup(t, seg, &key);
+    tapo_connection *c = lookup(t, seg, tapo_endpoints_either_way_hash(&seg->ends));
     if (c && tapo_flow_splits(&c->id, seg))
         end_connection(t, c, TAPO_END_OVER);
 }
@@ -280,7 +282,7 @@ bool tapo_table_evict_oldest(tapo_conn_table *t)
 
 guint tapo_table_size(const tapo_conn_table *t)
 {
-    return g_hash_table_size(t->by_key);
+    return t->by_key->count;
 }
 
 void tapo_table_end_all(tapo_conn_table *t)
@@ -296,7 +298,8 @@ void tapo_table_finish(tapo_conn_table *t)
     tapo_table_end_all(t);
     if (t->spare)
         release(t, t->spare);
-    g_hash_table_destroy(t->by_key);
+    tapo_flow_index_destroy(t->by_key);
+    g_free(t->by_key);
     t->by_key = NULL;
     tapo_id_census_destroy(&t->ids);
 }

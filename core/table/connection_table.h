@@ -39,6 +39,7 @@
 
 #include "base/config.h"
 #include "connection/conversation.h"
+#include "table/flow_index.h"
 #include "wire/decode.h"
 #include "wire/endpoints.h"
 #include "wire/flow_identity.h"
@@ -65,7 +66,7 @@ typedef struct tapo_conn_stall {
 } tapo_conn_stall;
 
 struct tapo_connection {
-    tapo_endpoints key;               /* canonical: the lower endpoint first */
+    uint32_t hash;                    /* tapo_endpoints_either_way_hash of its endpoints */
     tapo_flow_identity id;            /* endpoints as its first segment carried them; Wireshark's view */
     uint32_t number;                  /* connections started in the table before it, count */
     tapo_packet_place start;          /* its first segment */
@@ -104,7 +105,7 @@ typedef struct tapo_table_hooks {
 } tapo_table_hooks;
 
 typedef struct tapo_conn_table {
-    GHashTable *by_key;               /* tapo_endpoints (canonical) -> tapo_connection */
+    tapo_flow_index *by_key;          /* its connections by their endpoints; NULL once finished */
     GQueue queues[3];                 /* open, over, dropped: least recently queued first */
     const tapo_config *cfg;
     double grace_s;                   /* seconds after a connection is over */

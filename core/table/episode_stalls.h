@@ -18,4 +18,10 @@
 void tapo_episode_stall_describe(tapo_connection *c, const tapo_conn_stall *s, const tapo_verdict *v,
                                  GStringChunk *chunk, tapo_episode_stall *out);
 
+/* The same in two steps, for the stalls of one connection: what they share
+ * (the connection and its scope keys, into chunk) once... */
+void tapo_episode_connection_describe(tapo_connection *c, GStringChunk *chunk, tapo_episode_stall *out);
+/* ...then each stall's own (its gap and cause) over a copy of it. */
+void tapo_episode_stall_place(const tapo_conn_stall *s, const tapo_verdict *v, tapo_episode_stall *out);
+
 #endif /* TAPO_EPISODE_STALLS_H */

@@ -1,7 +1,8 @@
 /* test_connection_table.c: the table's memory cap (connection_table.h):
  * tapo_table_evict_oldest ends the connection quiet for the longest first,
- * whichever queue it is in, tells the owner why, and counts it.  Plain C +
- * GLib, with the frames library.
+ * whichever queue it is in, tells the owner why, and counts it; and its
+ * index (flow_index.h) finds every connection either way round while
+ * others come and go.  Plain C + GLib, with the frames library.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -111,10 +112,46 @@ static void test_idle_timeouts_are_told_apart(void)
     g_array_free(log.reasons, TRUE);
 }
 
+/* Endpoints number i: 10.0.0.1:i to 10.0.0.2:80. */
+static tapo_endpoints endpoints_number(unsigned i)
+{
+    tapo_endpoints e = { .family = 4, .src = { 10, 0, 0, 1 }, .dst = { 10, 0, 0, 2 },
+                         .sport = (uint16_t)i, .dport = 80 };
+    return e;
+}
+
+static void test_the_index_finds_what_is_left(void)
+{
+    enum { N = 600 };
+    static tapo_endpoints ends[N];
+    tapo_flow_index x;
+    tapo_flow_index_init(&x);
+    /* Few distinct hashes: long runs of colliding entries, wrapping the end. */
+    for (unsigned i = 0; i < N; i++) {
+        ends[i] = endpoints_number(i);
+        tapo_flow_index_add(&x, &ends[i], (i % 7) * 0x1fffu - 3, &ends[i]);
+    }
+    for (unsigned i = 0; i < N; i += 3)
+        tapo_flow_index_remove(&x, (i % 7) * 0x1fffu - 3, &ends[i]);
+    g_assert_cmpuint(x.count, ==, N - N / 3);
+    for (unsigned i = 0; i < N; i++) {
+        tapo_endpoints back = ends[i];
+        back.sport = ends[i].dport;
+        back.dport = ends[i].sport;
+        memcpy(back.src, ends[i].dst, 16);
+        memcpy(back.dst, ends[i].src, 16);
+        void *expected = i % 3 ? &ends[i] : NULL;
+        g_assert_true(tapo_flow_index_find(&x, &ends[i], (i % 7) * 0x1fffu - 3) == expected);
+        g_assert_true(tapo_flow_index_find(&x, &back, (i % 7) * 0x1fffu - 3) == expected);
+    }
+    tapo_flow_index_destroy(&x);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/connection_table/evict_quietest_first", test_the_quietest_connection_goes_first);
     g_test_add_func("/connection_table/idle_timeout_reason", test_idle_timeouts_are_told_apart);
+    g_test_add_func("/connection_table/index_after_removals", test_the_index_finds_what_is_left);
     return g_test_run();
 }

@@ -120,13 +120,19 @@ static tapo_decode_result tcp(cursor c, uint32_t ip_payload, tapo_segment_fields
     out->sack_count = 0;
     out->has_wscale = out->has_timestamps = false;
     out->mss_option = 0;
-    if (c.endpoints_only)
-        return TAPO_DECODE_TCP;
     /* Options cut by the snaplen are lost, as in Wireshark. */
     uint32_t captured = c.len < header ? c.len : header;
     out->options_truncated = captured < header;
-    tcp_options(c.p + 20, captured > 20 ? captured - 20 : 0, out);
+    out->options = c.p + 20;
+    out->options_len = captured > 20 ? captured - 20 : 0;
+    if (!c.endpoints_only)
+        tapo_decode_options(out);
     return TAPO_DECODE_TCP;
+}
+
+void tapo_decode_options(tapo_segment_fields *seg)
+{
+    tcp_options(seg->options, seg->options_len, seg);
 }
 
 /* ---- IP -------------------------------------------------------------- */
@@ -386,9 +392,40 @@ static tapo_decode_result null_loopback(cursor c, bool network_order, tapo_segme
     return TAPO_DECODE_OTHER;
 }
 
+/* The frame most captures hold: Ethernet, IPv4 without options, not a
+ * fragment, and a whole TCP header, all captured; decoded as the general
+ * path below does (same fields, same result), without its layers of
+ * checks.  False: anything else, for the general path. */
+static bool plain_ethernet_tcp(const uint8_t *data, uint32_t caplen, uint32_t len, bool endpoints_only,
+                               tapo_segment_fields *out)
+{
+    enum { ETH = 14, IP = 20, TCP = 20 };
+    if (caplen < ETH + IP + TCP || be16(data + 12) != ETHERTYPE_IPV4)
+        return false;
+    const uint8_t *ip = data + ETH, *th = ip + IP;
+    uint32_t wire = (len > caplen ? len : caplen) - ETH;
+    uint32_t total = be16(ip + 2);
+    if (ip[0] != 0x45 || ip[9] != IPPROTO_TCP_ || (be16(ip + 6) & 0x3fff) || total < IP + TCP || total > wire)
+        return false;
+    uint32_t header = (uint32_t)(th[12] >> 4) * 4;
+    if (header < TCP || header > total - IP)
+        return false;
+    out->ends.family = 4;
+    memset(out->ends.src, 0, sizeof out->ends.src);
+    memset(out->ends.dst, 0, sizeof out->ends.dst);
+    memcpy(out->ends.src, ip + 12, 4);
+    memcpy(out->ends.dst, ip + 16, 4);
+    out->ip_id = be16(ip + 4);
+    out->ttl = ip[8];
+    cursor c = { th, caplen - ETH - IP, wire - IP, 0, endpoints_only };
+    return tcp(c, total - IP, out) == TAPO_DECODE_TCP;
+}
+
 static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
                                  bool endpoints_only, tapo_segment_fields *out)
 {
+    if (encap == WTAP_ENCAP_ETHERNET && plain_ethernet_tcp(data, caplen, len, endpoints_only, out))
+        return TAPO_DECODE_TCP;
     cursor c = { data, caplen, len > caplen ? len : caplen, 0, endpoints_only };
     out->ends.family = 0;   /* not IP until an IP header says so */
     out->ip_id = 0;

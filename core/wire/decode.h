@@ -37,6 +37,8 @@ typedef struct tapo_segment_fields {
     uint16_t window_raw;         /* the 16-bit field, unscaled */
     uint32_t payload_len;        /* bytes, from the IP lengths (snaplen-proof) */
     bool options_truncated;      /* the snaplen cut the TCP options: Wireshark stops reading there */
+    const uint8_t *options;      /* the TCP options captured (valid with the frame's bytes)... */
+    uint32_t options_len;        /* ...bytes */
     bool has_wscale;             /* window scale option present */
     uint8_t wscale;              /* its shift count, as sent */
     uint16_t mss_option;         /* bytes; 0 none */
@@ -70,5 +72,10 @@ tapo_decode_result tapo_decode_frame(int encap, const uint8_t *data, uint32_t ca
  * enough to know whose connection a segment is, and cheaper. */
 tapo_decode_result tapo_decode_frame_endpoints(int encap, const uint8_t *data, uint32_t caplen, uint32_t len,
                                                tapo_segment_fields *out);
+
+/* Reads the options of a segment that tapo_decode_frame_endpoints decoded
+ * as TAPO_DECODE_TCP (its frame's bytes still there): the fields are then
+ * tapo_decode_frame's. */
+void tapo_decode_options(tapo_segment_fields *seg);
 
 #endif /* TAPO_DECODE_H */

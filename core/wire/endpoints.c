@@ -7,42 +7,11 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-static int compare_endpoint(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
-{
-    int c = memcmp(a, b, 16);
-    return c ? c : (int)pa - (int)pb;
-}
-
-void tapo_endpoints_canonical(const tapo_endpoints *e, tapo_endpoints *key)
-{
-    *key = *e;
-    if (compare_endpoint(e->src, e->sport, e->dst, e->dport) > 0) {
-        memcpy(key->src, e->dst, 16);
-        memcpy(key->dst, e->src, 16);
-        key->sport = e->dport;
-        key->dport = e->sport;
-    }
-}
-
 static uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
     memcpy(&v, p, sizeof v);
     return v;
-}
-
-guint tapo_endpoints_hash(gconstpointer key)
-{
-    const tapo_endpoints *e = key;
-    /* The addresses and ports as 64-bit words, mixed by multiplication
-     * (the constant is the golden ratio's, as in Fibonacci hashing). */
-    const uint64_t k = 0x9e3779b97f4a7c15ull;
-    uint64_t h = ((uint64_t)e->sport << 32 | (uint64_t)e->dport << 16 | e->family) * k;
-    h = (h ^ load64(e->src)) * k;
-    h = (h ^ load64(e->src + 8)) * k;
-    h = (h ^ load64(e->dst)) * k;
-    h = (h ^ load64(e->dst + 8)) * k;
-    return (guint)(h >> 32 ^ h);
 }
 
 /* One endpoint (its address and port) as a 64-bit word. */
@@ -66,20 +35,74 @@ gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b)
            memcmp(x->src, y->src, 16) == 0 && memcmp(x->dst, y->dst, 16) == 0;
 }
 
+/* Writes n in decimal at out; returns the end.  (inet_ntop and printf
+ * format through stdio's machinery: ten times slower for an address, and
+ * every stall and connection written names several.) */
+static char *decimal(char *out, unsigned n)
+{
+    char digits[10];
+    int k = 0;
+    do {
+        digits[k++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    while (k)
+        *out++ = digits[--k];
+    return out;
+}
+
+/* An IPv4 address as inet_ntop writes it ("192.0.2.1"); returns the end. */
+static char *ipv4_text(const uint8_t *a, char *out)
+{
+    for (int i = 0; i < 4; i++) {
+        if (i)
+            *out++ = '.';
+        out = decimal(out, a[i]);
+    }
+    *out = '\0';
+    return out;
+}
+
+/* Endpoint which's address as text; returns its end. */
+static char *address_text(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX])
+{
+    const uint8_t *bytes = which == 0 ? e->src : e->dst;
+    if (e->family != 6)
+        return ipv4_text(bytes, address);
+    inet_ntop(AF_INET6, bytes, address, TAPO_ADDRESS_TEXT_MAX);
+    return address + strlen(address);
+}
+
+bool tapo_endpoints_same_flow(const tapo_endpoints *a, const tapo_endpoints *b)
+{
+    if (a->family != b->family)
+        return false;
+    if (a->sport == b->sport && a->dport == b->dport && memcmp(a->src, b->src, 16) == 0 &&
+        memcmp(a->dst, b->dst, 16) == 0)
+        return true;
+    return a->sport == b->dport && a->dport == b->sport && memcmp(a->src, b->dst, 16) == 0 &&
+           memcmp(a->dst, b->src, 16) == 0;
+}
+
 void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
                            uint16_t *port)
 {
-    inet_ntop(e->family == 6 ? AF_INET6 : AF_INET, which == 0 ? e->src : e->dst, address,
-              TAPO_ADDRESS_TEXT_MAX);
+    address_text(e, which, address);
     *port = which == 0 ? e->sport : e->dport;
 }
 
+/* "address:port", "[address]:port" for IPv6. */
 static void endpoint_name(const tapo_endpoints *e, int which, char out[TAPO_ENDPOINT_NAME_MAX])
 {
-    char address[TAPO_ADDRESS_TEXT_MAX];
-    uint16_t port;
-    tapo_endpoint_address(e, which, address, &port);
-    g_snprintf(out, TAPO_ENDPOINT_NAME_MAX, e->family == 6 ? "[%s]:%u" : "%s:%u", address, port);
+    G_STATIC_ASSERT(TAPO_ENDPOINT_NAME_MAX >= TAPO_ADDRESS_TEXT_MAX + 8);
+    char *end = out;
+    if (e->family == 6)
+        *end++ = '[';
+    end = address_text(e, which, end);
+    if (e->family == 6)
+        *end++ = ']';
+    *end++ = ':';
+    *decimal(end, which == 0 ? e->sport : e->dport) = '\0';
 }
 
 char *tapo_endpoint_text(const tapo_endpoints *e, int which)
@@ -93,4 +116,18 @@ void tapo_endpoint_names_of(const tapo_endpoints *e, tapo_endpoint_names *out)
 {
     endpoint_name(e, 0, out->name[0]);
     endpoint_name(e, 1, out->name[1]);
+}
+
+void tapo_endpoint_prefix(const tapo_endpoints *e, int which, char out[TAPO_PREFIX_TEXT_MAX])
+{
+    uint8_t bytes[16];
+    memcpy(bytes, which == 0 ? e->src : e->dst, sizeof bytes);
+    if (e->family != 6) {
+        bytes[3] = 0;
+        memcpy(ipv4_text(bytes, out), "/24", 4);
+        return;
+    }
+    memset(bytes + 8, 0, 8);
+    inet_ntop(AF_INET6, bytes, out, TAPO_ADDRESS_TEXT_MAX);
+    strcat(out, "/64");
 }

@@ -1,0 +1,114 @@
+/* test_decode.c: the decoder's quick path for plain Ethernet, IPv4 and TCP
+ * (decode.c, plain_ethernet_tcp) gives what the general path gives: the
+ * same IP packet decoded from an Ethernet frame (quick path) and from a
+ * raw IP frame (general path), for headers the quick path takes and for
+ * those it leaves to the general one.  Plain C + GLib, with the frames
+ * library.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include <string.h>
+
+#include <glib.h>
+#include <wiretap/wtap.h>
+
+#include "wire/decode.h"
+
+/* An IPv4 packet: header of ihl words, TCP header of doff words with the
+ * given options, payload bytes; total: the IP total length field (0 for
+ * TSO), or the real length when negative. */
+static guint ipv4_tcp(uint8_t *p, unsigned ihl, unsigned doff, const uint8_t *opts, unsigned optlen,
+                      unsigned payload, int total, uint16_t frag, uint8_t proto)
+{
+    guint n = ihl * 4 + doff * 4 + payload;
+    memset(p, 0, n);
+    p[0] = (uint8_t)(0x40 | ihl);
+    guint t = total < 0 ? n : (guint)total;
+    p[2] = (uint8_t)(t >> 8), p[3] = (uint8_t)t;
+    p[4] = 0x12, p[5] = 0x34, p[6] = (uint8_t)(frag >> 8), p[7] = (uint8_t)frag, p[8] = 63, p[9] = proto;
+    memcpy(p + 12, (uint8_t[]){ 10, 0, 0, 1, 10, 0, 0, 2 }, 8);
+    uint8_t *t0 = p + ihl * 4;
+    memcpy(t0, (uint8_t[]){ 0x1f, 0x90, 0xc3, 0x50, 1, 2, 3, 4, 5, 6, 7, 8 }, 12);
+    t0[12] = (uint8_t)(doff << 4), t0[13] = 0x18, t0[14] = 0xff, t0[15] = 0x10;
+    memcpy(t0 + 20, opts, optlen);
+    return n;
+}
+
+static void same_fields(const tapo_segment_fields *a, const tapo_segment_fields *b)
+{
+    g_assert_cmpint(a->ends.family, ==, b->ends.family);
+    g_assert_cmpmem(a->ends.src, 16, b->ends.src, 16);
+    g_assert_cmpmem(a->ends.dst, 16, b->ends.dst, 16);
+    g_assert_cmpuint(a->ends.sport, ==, b->ends.sport);
+    g_assert_cmpuint(a->ends.dport, ==, b->ends.dport);
+    g_assert_cmpuint(a->seq_raw, ==, b->seq_raw);
+    g_assert_cmpuint(a->ack_raw, ==, b->ack_raw);
+    g_assert_cmpuint(a->flags, ==, b->flags);
+    g_assert_cmpuint(a->window_raw, ==, b->window_raw);
+    g_assert_cmpuint(a->payload_len, ==, b->payload_len);
+    g_assert_cmpint(a->options_truncated, ==, b->options_truncated);
+    g_assert_cmpuint(a->options_len, ==, b->options_len);
+    g_assert_cmpint(a->has_wscale, ==, b->has_wscale);
+    if (a->has_wscale)
+        g_assert_cmpuint(a->wscale, ==, b->wscale);
+    g_assert_cmpuint(a->mss_option, ==, b->mss_option);
+    g_assert_cmpuint(a->sack_count, ==, b->sack_count);
+    for (unsigned i = 0; i < a->sack_count; i++) {
+        g_assert_cmpuint(a->sack_left_raw[i], ==, b->sack_left_raw[i]);
+        g_assert_cmpuint(a->sack_right_raw[i], ==, b->sack_right_raw[i]);
+    }
+    g_assert_cmpint(a->has_timestamps, ==, b->has_timestamps);
+    if (a->has_timestamps) {
+        g_assert_cmpuint(a->tsval, ==, b->tsval);
+        g_assert_cmpuint(a->tsecr, ==, b->tsecr);
+    }
+    g_assert_cmpuint(a->ip_id, ==, b->ip_id);
+    g_assert_cmpuint(a->ttl, ==, b->ttl);
+}
+
+/* The packet (n bytes, of which cut are dropped by the snaplen) both ways. */
+static void both_ways(const uint8_t *packet, guint n, guint cut)
+{
+    uint8_t frame[1600] = { [12] = 0x08, [13] = 0x00 };
+    memcpy(frame + 14, packet, n);
+    for (int endpoints_only = 0; endpoints_only < 2; endpoints_only++) {
+        tapo_segment_fields eth, raw;
+        memset(&eth, 0xa5, sizeof eth);
+        memset(&raw, 0x5a, sizeof raw);
+        tapo_decode_result (*decode)(int, const uint8_t *, uint32_t, uint32_t, tapo_segment_fields *) =
+            endpoints_only ? tapo_decode_frame_endpoints : tapo_decode_frame;
+        tapo_decode_result r_eth = decode(WTAP_ENCAP_ETHERNET, frame, 14 + n - cut, 14 + n, &eth);
+        tapo_decode_result r_raw = decode(WTAP_ENCAP_RAW_IP, packet, n - cut, n, &raw);
+        g_assert_cmpint(r_eth, ==, r_raw);
+        if (r_eth == TAPO_DECODE_TCP)
+            same_fields(&eth, &raw);
+    }
+}
+
+static void test_quick_path_decodes_as_the_general_one(void)
+{
+    static const uint8_t timestamps[] = { 1, 1, 8, 10, 0, 0, 1, 0, 0, 0, 2, 0 };
+    static const uint8_t sack[] = { 1, 1, 5, 18, 0, 0, 0, 9, 0, 0, 0, 10, 0, 0, 0, 20, 0, 0, 0, 30, 2, 4, 5, 0xb4 };
+    static const uint8_t syn[] = { 2, 4, 5, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7 };
+    uint8_t p[1600];
+    both_ways(p, ipv4_tcp(p, 5, 8, timestamps, sizeof timestamps, 100, -1, 0, 6), 0);
+    both_ways(p, ipv4_tcp(p, 5, 11, sack, sizeof sack, 0, -1, 0, 6), 0);
+    both_ways(p, ipv4_tcp(p, 5, 10, syn, sizeof syn, 0, -1, 0, 6), 0);
+    both_ways(p, ipv4_tcp(p, 5, 10, syn, sizeof syn, 0, -1, 0, 6), 8);        /* options cut by the snaplen */
+    both_ways(p, ipv4_tcp(p, 5, 8, timestamps, sizeof timestamps, 1400, -1, 0, 6), 1400);  /* headers only */
+    both_ways(p, ipv4_tcp(p, 5, 5, NULL, 0, 10, 0, 0, 6), 0);                /* TSO: no total length */
+    both_ways(p, ipv4_tcp(p, 5, 5, NULL, 0, 10, 30, 0, 6), 0);               /* total below the headers */
+    both_ways(p, ipv4_tcp(p, 5, 5, NULL, 0, 10, 2000, 0, 6), 0);             /* total beyond the frame */
+    both_ways(p, ipv4_tcp(p, 6, 5, NULL, 0, 10, -1, 0, 6), 0);               /* IP options */
+    both_ways(p, ipv4_tcp(p, 5, 5, NULL, 0, 10, -1, 0x2000, 6), 0);          /* a fragment */
+    both_ways(p, ipv4_tcp(p, 5, 5, NULL, 0, 10, -1, 0, 17), 0);              /* not TCP */
+    both_ways(p, ipv4_tcp(p, 5, 4, NULL, 0, 10, -1, 0, 6), 0);               /* TCP header too short */
+    both_ways(p, ipv4_tcp(p, 5, 15, NULL, 0, 0, 50, 0, 6), 0);               /* TCP header past the total */
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/decode/quick_path", test_quick_path_decodes_as_the_general_one);
+    return g_test_run();
+}
