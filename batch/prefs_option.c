@@ -6,16 +6,48 @@
 
 #include <string.h>
 
+#include <gmodule.h>
 #include <epan/range.h>
 
 #include "base/preferences.h"
 
 #define PREFIX "tapo."
 
+/* Wireshark's range API, from libwireshark loaded when a range is given:
+ * linked, that library cost every run about 25 ms of start-up (its 1.5
+ * million relocations) for three functions most runs never call. */
+typedef struct range_api {
+    __typeof__(range_convert_str) *convert;
+    __typeof__(ranges_are_equal) *equal;
+    __typeof__(value_is_in_range) *contains;
+} range_api;
+
+static range_api wireshark_ranges;   /* set once, before any worker starts */
+
+/* Loads the range API; false, with the reason, when it cannot. */
+static bool load_range_api(const char *arg, GError **error)
+{
+    if (wireshark_ranges.convert)
+        return true;
+    GModule *lib = g_module_open(TAPO_LIBWIRESHARK_SONAME, G_MODULE_BIND_LOCAL);
+    range_api api = { NULL, NULL, NULL };
+    if (lib && g_module_symbol(lib, "range_convert_str", (gpointer *)&api.convert) &&
+        g_module_symbol(lib, "ranges_are_equal", (gpointer *)&api.equal) &&
+        g_module_symbol(lib, "value_is_in_range", (gpointer *)&api.contains)) {
+        wireshark_ranges = api;   /* the library stays loaded for the run */
+        return true;
+    }
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-o %s: Wireshark's range API cannot be loaded: %s",
+                arg, g_module_error());
+    if (lib)
+        g_module_close(lib);
+    return false;
+}
+
 static bool is_server_port(uint16_t port, void *data)
 {
     const range_t *ports = data;
-    return ports && value_is_in_range(ports, port);
+    return ports && wireshark_ranges.contains(ports, port);
 }
 
 /* "tapo.analyse, tapo.tau, ...": every preference, for a message. */
@@ -49,14 +81,16 @@ static bool bad_value(const char *arg, const tapo_pref_def *d, GError **error)
 static bool read_ranges(tapo_prefs_given *given, const char *arg, const tapo_pref_def *d, const char *value,
                         GError **error)
 {
+    if (!load_range_api(arg, error))
+        return false;
     range_t *ranges = NULL;
-    if (range_convert_str(NULL, &ranges, value, d->range_max) != CVT_NO_ERROR) {
+    if (wireshark_ranges.convert(NULL, &ranges, value, d->range_max) != CVT_NO_ERROR) {
         wmem_free(NULL, ranges);
         return bad_value(arg, d, error);
     }
     range_t *defaults = NULL;
-    range_convert_str(NULL, &defaults, d->default_text, d->range_max);
-    given->defaults = given->defaults && ranges_are_equal(ranges, defaults);
+    wireshark_ranges.convert(NULL, &defaults, d->default_text, d->range_max);
+    given->defaults = given->defaults && wireshark_ranges.equal(ranges, defaults);
     wmem_free(NULL, defaults);
     wmem_free(NULL, given->server_ports);
     given->server_ports = ranges;
