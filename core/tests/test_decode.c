@@ -30,7 +30,8 @@ static guint ipv4_tcp(uint8_t *p, unsigned ihl, unsigned doff, const uint8_t *op
     uint8_t *t0 = p + ihl * 4;
     memcpy(t0, (uint8_t[]){ 0x1f, 0x90, 0xc3, 0x50, 1, 2, 3, 4, 5, 6, 7, 8 }, 12);
     t0[12] = (uint8_t)(doff << 4), t0[13] = 0x18, t0[14] = 0xff, t0[15] = 0x10;
-    memcpy(t0 + 20, opts, optlen);
+    if (optlen)
+        memcpy(t0 + 20, opts, optlen);
     return n;
 }
 
