@@ -64,6 +64,7 @@ ID_STEP_MAX = 64
 DUPLICATE_WITHIN_S = 0.05
 
 PACKET_FIELDS = ["frame.number", "frame.time_relative", "tcp.stream", "tcp.srcport", "tcp.dstport", "ip.src", "ipv6.src",
+                 "ip.dst", "ipv6.dst",
                  "ip.id", "tcp.seq", "tcp.ack", "tcp.len", "tcp.flags", "tcp.window_size",
                  "tcp.options.sack_le", "tcp.options.sack_re", "tcp.options.sack.dsack_le",
                  "tcp.options.sack.dsack_re", "tcp.analysis.duplicate_ack", "tcp.analysis.keep_alive",
@@ -112,7 +113,7 @@ def capture_fields(pcap, two_pass=True, packets_too=True):
         packets[int(v["frame.number"])] = {
             "time": float(v["frame.time_relative"]), "stream": int(v["tcp.stream"]),
             "port": int(v["tcp.srcport"]), "dport": int(last(v["tcp.dstport"])),
-            "host": last(v["ip.src"] or v["ipv6.src"]),
+            "host": last(v["ip.src"] or v["ipv6.src"]), "peer": last(v["ip.dst"] or v["ipv6.dst"]),
             "id": int(last(v["ip.id"]), 16) if v["ip.id"] else None,
             "seq": int(v["tcp.seq"]), "ack": int(v["tcp.ack"] or 0), "len": int(v["tcp.len"] or 0),
             "flags": int(v["tcp.flags"], 16), "window": int(v["tcp.window_size"] or 0),
@@ -124,8 +125,30 @@ def capture_fields(pcap, two_pass=True, packets_too=True):
             "retransmission": bool(v["tcp.analysis.retransmission"]),
         }
     if packets_too:
+        one_stream_per_connection(packets)
         packets["ids"] = ids
     return packets, stalls
+
+
+def one_stream_per_connection(packets):
+    """Numbers each connection's packets with one stream, as TAPO and
+    Wireshark 4.0 split them: a new connection on the same endpoints begins
+    only with a pure SYN (one with another initial sequence number: a
+    resent SYN keeps its stream in every release).  Later releases also
+    start a stream at a SYN-ACK with another ISN (a middlebox's or a stale
+    one), which would hide the first transmissions of the data that
+    follows from the checks below."""
+    kept = {}       # Wireshark's stream -> the connection's (its first stream)
+    current = {}    # endpoints -> the connection now on them
+    for f in sorted(packets):
+        p = packets[f]
+        stream = p["stream"]
+        if stream not in kept:
+            ends = frozenset(((p["host"], p["port"]), (p["peer"], p["dport"])))
+            pure_syn = p["flags"] & (SYN | ACK) == SYN
+            kept[stream] = stream if pure_syn or ends not in current else current[ends]
+            current[ends] = kept[stream]
+        p["stream"] = kept[stream]
 
 
 def seq_length(p):
