@@ -44,7 +44,14 @@ static GArray *every_stall(const tapo_run_options *o, const worker *ws, unsigned
             l.set = o->continuous || o->merge_by_time ? 0 : (uint32_t)(l.stall.connection >> 32);
             g_array_append_val(all, l);
         }
-    g_array_sort(all, by_set);   /* an empty array's data is NULL, which qsort may not take */
+    /* g_array_sort is stable: stalls already by set (one capture, or one
+     * set) stay as they are without a sort (an empty array's data is
+     * NULL, which qsort may not take). */
+    for (guint k = 1; k < all->len; k++)
+        if (by_set(&g_array_index(all, located, k - 1), &g_array_index(all, located, k)) > 0) {
+            g_array_sort(all, by_set);
+            break;
+        }
     return all;
 }
 
