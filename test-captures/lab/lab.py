@@ -117,6 +117,11 @@ def run_live(sc, out_dir, vantages=False, monitors=None, on_network=None, before
     on_network(net): called once the namespaces exist, before anything runs
     in them; before_finish(): once the traffic is over, before the monitors
     are stopped (tests/test_monitor_lab.py scrapes them then)."""
+    with netlab.favoured():
+        return _run_live(sc, out_dir, vantages, monitors, on_network, before_finish)
+
+
+def _run_live(sc, out_dir, vantages, monitors, on_network, before_finish):
     net = netlab.Netlab(sc.variant, sc.server_sysctls, sc.client_sysctls, sc.initcwnd, sc.ipv6,
                         sc.rto_min_ms, sc.sender)
     sender_ns, receiver_ns = ((netlab.SERVER_NS, netlab.CLIENT_NS) if sc.sender == "server"
