@@ -430,7 +430,9 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     if (gaps[p->from].distance.away)
         place_late_sender_packet(self, p, &gaps[p->from]);
     view_before before[2];
-    tapo_stall_record *rec = open_record(c, p, gaps, cfg, pool, before);
+    /* Most packets end no gap that may be a stall: not even the call. */
+    tapo_stall_record *rec = gaps[0].candidate || gaps[1].candidate ? open_record(c, p, gaps, cfg, pool, before)
+                                                                    : NULL;
     tapo_tx_info tx;
     tapo_rx_info rx;
     pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);

@@ -35,9 +35,21 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
         .has_ts = p->header_valid && p->has_timestamps && !(p->flags & TAPO_TCP_SYN), .tsval = p->tsval,
         .tsecr = p->tsecr,
         .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
-        .unheard_from_s = own ? tapo_sender_acked_before_resend(&sender->tx, p) : tapo_opt_s_none(),
+        .unheard_from_s = tapo_opt_s_none(),
     };
-    tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
+    if (own && !carries_sequence(p) && tapo_clock_own_gap_bound(&sender->clock, g->time_s) < cfg->min_stall_s) {
+        /* The sender's own pure ACK soon after its previous packet: its
+         * gap is below the minimum stall duration (not a candidate, no
+         * estimates), and nothing else reads the reading (its silence
+         * and prev_frame only serve data, SYN or FIN, and candidates).
+         * Away from the sender this skips the walk of the peer packets
+         * still on their way to it, most of the timeline's cost. */
+        g->clock = (tapo_clock_reading){ 0 };
+    } else {
+        if (own)
+            g->on_clock.unheard_from_s = tapo_sender_acked_before_resend(&sender->tx, p);
+        tapo_clock_read(&sender->clock, &g->on_clock, &g->clock);
+    }
     tapo_opt_s last_tx = tapo_sender_last_tx(&sender->tx);
     g->since_tx_s = own && last_tx.known ? tapo_opt_s_of(g->time_s - last_tx.s) : tapo_opt_s_none();
     /* The estimates judge a gap that may be a stall (tapo_view_gaps_settle),

@@ -193,6 +193,17 @@ static void remember_view(tapo_sender *s, const tapo_packet *p, bool away)
     s->peer_views[tapo_ring_push(&s->view_ring, TAPO_PEER_VIEWS)] = v;
 }
 
+/* The sender has nothing unacknowledged and p's ACK neither moves nor
+ * SACKs anything (the client of a download, for every data packet):
+ * nothing is delivered, duplicated or sampled, no ACK is a duplicate
+ * without data outstanding, and the congestion state hears of nothing.
+ * Only the ACK bookkeeping remains: the window, the SACK evidence and the
+ * peer's view, as the whole path leaves them. */
+static bool acks_nothing(const tapo_sender *s, const tapo_packet *p, int64_t ack)
+{
+    return p->sack_count == 0 && ack == s->snd_una && s->snd_nxt == s->snd_una;
+}
+
 static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
 {
     if (!s->anchored) {
@@ -208,6 +219,13 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
      * would leave the bytes below it untracked, and no hole to show. */
     if (ack > s->snd_nxt)
         reveal_unseen_data(s, ack, rx);
+    if (acks_nothing(s, p, ack)) {
+        rx->rtt_from = rx->rtt_to = ack;   /* no sample */
+        note_loss_signals(s, p, false);
+        note_window(s, p, rx);
+        remember_view(s, p, away);
+        return;
+    }
     feedback_ctx fc = { &s->hs, p->frame };
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
     int64_t una_before = s->snd_una;

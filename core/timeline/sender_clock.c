@@ -4,6 +4,8 @@
  */
 #include "timeline/sender_clock.h"
 
+#include <math.h>
+
 #include "base/optional.h"
 
 /* The receiver packet had not reached the sender when it sent p: p echoes
@@ -76,6 +78,13 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
     }
     double since = last_peer.known ? last_peer.s : (k->started ? k->first_s : t_s);
     r->silence_s = t_s > since ? t_s - since : 0.0;
+}
+
+double tapo_clock_own_gap_bound(const tapo_sender_clock *k, double t_s)
+{
+    if (!k->has_own)
+        return INFINITY;
+    return t_s > k->own_s ? t_s - k->own_s : 0.0;
 }
 
 void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)

@@ -79,6 +79,11 @@ typedef struct tapo_clock_packet {
  * packet. */
 void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r);
 
+/* At most the gap tapo_clock_read gives a packet of the sender at t_s
+ * (seconds; +inf before the sender's first packet): every packet the gap
+ * may run from is its own latest or later on the timeline. */
+double tapo_clock_own_gap_bound(const tapo_sender_clock *k, double t_s);
+
 /* Records the packet. */
 void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p);
 
