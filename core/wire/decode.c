@@ -207,6 +207,19 @@ static tapo_decode_result ip_payload(cursor c, uint8_t proto, uint32_t length, t
     }
 }
 
+/* What an IPv4 header gives every frame: the family, the addresses, the ID
+ * (every IPv4 packet's, for the census: connection_table.h) and the TTL. */
+static void ipv4_fields(const uint8_t *ip, tapo_segment_fields *out)
+{
+    out->ends.family = 4;
+    out->ip_id = be16(ip + 4);
+    out->ttl = ip[8];
+    memset(out->ends.src, 0, sizeof out->ends.src);
+    memset(out->ends.dst, 0, sizeof out->ends.dst);
+    memcpy(out->ends.src, ip + 12, 4);
+    memcpy(out->ends.dst, ip + 16, 4);
+}
+
 static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
 {
     if (c.len < 20)
@@ -219,16 +232,10 @@ static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
         return TAPO_DECODE_MALFORMED;
     if (total > c.wire)
         total = c.wire;               /* a frame shorter than its IP length: what is there */
-    out->ends.family = 4;
-    out->ip_id = be16(c.p + 4);       /* every IPv4 packet's, for the census (connection_table.h) */
-    out->ttl = c.p[8];
+    ipv4_fields(c.p, out);
     uint16_t fragment = be16(c.p + 6);
     if (fragment & 0x3fff)
         return TAPO_DECODE_OTHER;     /* a fragment: Wireshark analyses the reassembled datagram */
-    memset(out->ends.src, 0, sizeof out->ends.src);
-    memset(out->ends.dst, 0, sizeof out->ends.dst);
-    memcpy(out->ends.src, c.p + 12, 4);
-    memcpy(out->ends.dst, c.p + 16, 4);
     uint8_t proto = c.p[9];
     if (!skip(&c, header))
         return TAPO_DECODE_TRUNCATED;
@@ -410,13 +417,7 @@ static bool plain_ethernet_tcp(const uint8_t *data, uint32_t caplen, uint32_t le
     uint32_t header = (uint32_t)(th[12] >> 4) * 4;
     if (header < TCP || header > total - IP)
         return false;
-    out->ends.family = 4;
-    memset(out->ends.src, 0, sizeof out->ends.src);
-    memset(out->ends.dst, 0, sizeof out->ends.dst);
-    memcpy(out->ends.src, ip + 12, 4);
-    memcpy(out->ends.dst, ip + 16, 4);
-    out->ip_id = be16(ip + 4);
-    out->ttl = ip[8];
+    ipv4_fields(ip, out);
     cursor c = { th, caplen - ETH - IP, wire - IP, 0, endpoints_only };
     return tcp(c, total - IP, out) == TAPO_DECODE_TCP;
 }
