@@ -75,13 +75,10 @@ static char *address_text(const tapo_endpoints *e, int which, char address[TAPO_
 
 bool tapo_endpoints_same_flow(const tapo_endpoints *a, const tapo_endpoints *b)
 {
-    if (a->family != b->family)
-        return false;
-    if (a->sport == b->sport && a->dport == b->dport && memcmp(a->src, b->src, 16) == 0 &&
-        memcmp(a->dst, b->dst, 16) == 0)
+    if (tapo_endpoints_equal(a, b))
         return true;
-    return a->sport == b->dport && a->dport == b->sport && memcmp(a->src, b->dst, 16) == 0 &&
-           memcmp(a->dst, b->src, 16) == 0;
+    return a->family == b->family && a->sport == b->dport && a->dport == b->sport &&
+           memcmp(a->src, b->dst, 16) == 0 && memcmp(a->dst, b->src, 16) == 0;
 }
 
 void tapo_endpoint_address(const tapo_endpoints *e, int which, char address[TAPO_ADDRESS_TEXT_MAX],
