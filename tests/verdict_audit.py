@@ -242,10 +242,9 @@ class Checker:
         frame = int(stall[field])
         cur = self.pkts[int(stall["frame.number"])]
         p = self.pkts.get(frame)
-        # The same connection: the same ports (Wireshark releases split a
-        # tcp.stream differently around a stray SYN-ACK; TAPO keeps one).
-        same = p is not None and (p["stream"] == cur["stream"] or
-                                  {p["port"], p["dport"]} == {cur["port"], cur["dport"]})
+        # The same connection (one stream however the release split it:
+        # one_stream_per_connection).
+        same = p is not None and p["stream"] == cur["stream"]
         if not same:
             self.fail(stall, "%s=%d is no frame of this connection" % (field, frame))
             return frame, None
