@@ -204,28 +204,10 @@ static bool acks_nothing(const tapo_sender *s, const tapo_packet *p, int64_t ack
     return p->sack_count == 0 && ack == s->snd_una && s->snd_nxt == s->snd_una;
 }
 
-static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
+/* What an ACK that moves or SACKs something does to the scoreboard, the
+ * RTT sample (rx) and the congestion state; true for a duplicate ACK. */
+static bool take_ack(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s, tapo_rx_info *rx)
 {
-    if (!s->anchored) {
-        /* The capture starts with the peer: its ACK marks our snd_una. */
-        s->snd_una = s->snd_nxt = s->data_start = tapo_seq_offset(&s->seq, p->ack_raw);
-        s->recovery_point = s->snd_una;
-        s->anchored = true;
-    }
-    int64_t ack = tapo_seq_offset(&s->seq, p->ack_raw);
-    if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
-        return;   /* nonsense: ignore the whole ACK */
-    /* Only the cumulative ACK reveals unseen data: a SACK block above it
-     * would leave the bytes below it untracked, and no hole to show. */
-    if (ack > s->snd_nxt)
-        reveal_unseen_data(s, ack, rx);
-    if (acks_nothing(s, p, ack)) {
-        rx->rtt_from = rx->rtt_to = ack;   /* no sample */
-        note_loss_signals(s, p, false);
-        note_window(s, p, rx);
-        remember_view(s, p, away);
-        return;
-    }
     feedback_ctx fc = { &s->hs, p->frame };
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
     int64_t una_before = s->snd_una;
@@ -257,6 +239,29 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     rx->rtt_seen_s = rtt.seen_s;
     if (newly_sacked || dupack)
         tapo_ca_on_event(s, TAPO_CA_EVENT_LOSS_SIGNAL);
+    return dupack;
+}
+
+static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
+{
+    if (!s->anchored) {
+        /* The capture starts with the peer: its ACK marks our snd_una. */
+        s->snd_una = s->snd_nxt = s->data_start = tapo_seq_offset(&s->seq, p->ack_raw);
+        s->recovery_point = s->snd_una;
+        s->anchored = true;
+    }
+    int64_t ack = tapo_seq_offset(&s->seq, p->ack_raw);
+    if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
+        return;   /* nonsense: ignore the whole ACK */
+    /* Only the cumulative ACK reveals unseen data: a SACK block above it
+     * would leave the bytes below it untracked, and no hole to show. */
+    if (ack > s->snd_nxt)
+        reveal_unseen_data(s, ack, rx);
+    bool dupack = false;
+    if (acks_nothing(s, p, ack))
+        rx->rtt_from = rx->rtt_to = ack;   /* no sample */
+    else
+        dupack = take_ack(s, p, ack, rto_s, rx);
     note_loss_signals(s, p, dupack);
     if (ack >= s->snd_una)
         note_window(s, p, rx);
