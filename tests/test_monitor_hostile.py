@@ -93,7 +93,8 @@ class HostileTraffic(unittest.TestCase):
                 stopped = True
             cls.scrape()
             time.sleep(2)
-        cls.sent = json.loads(generator.stdout.read())
+        with generator.stdout:
+            cls.sent = json.loads(generator.stdout.read())
         # What tapo read, and what it missed, add up to what was sent once it caught up.
         end = time.monotonic() + 60
         while True:
