@@ -16,7 +16,7 @@
 static const tapo_config *file_cfg;
 static tapo_conn_table table;
 static bool table_open;             /* between tapo_file_open and tapo_file_close */
-static wmem_map_t *results;         /* frame number -> tapo_frame_result */
+static tapo_frame_results results;  /* what each frame renders */
 static uint32_t analysed;           /* frames 1..analysed are analysed */
 static tapo_table_clock run_clock;  /* times since the first frame, and the latest (never going back) */
 static GArray *episodes;            /* tapo_episode, once grouped; NULL before */
@@ -36,7 +36,8 @@ void tapo_file_open(const tapo_config *cfg)
     tapo_table_init(&table, cfg, TAPO_CLOSED_GRACE_S, 0.0, true, hooks);
     file_cfg = cfg;
     table_open = true;
-    results = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+    tapo_frame_results_clear(&results);
+    tapo_frame_results_init(&results);
     analysed = 0;
     run_clock = (tapo_table_clock){ 0 };
 }
@@ -56,7 +57,7 @@ void tapo_file_close(void)
     if (table_open)
         tapo_table_finish(&table);   /* the file scope frees the rest */
     table_open = false;
-    results = NULL;
+    tapo_frame_results_clear(&results);
     forget_episodes();
 }
 
@@ -73,7 +74,7 @@ uint32_t tapo_file_analysed(void)
 
 const tapo_frame_result *tapo_file_frame(uint32_t frame)
 {
-    return results ? wmem_map_lookup(results, GUINT_TO_POINTER(frame)) : NULL;
+    return tapo_frame_results_find(&results, frame);
 }
 
 typedef struct collect {
@@ -82,28 +83,26 @@ typedef struct collect {
     GStringChunk *texts;
 } collect;
 
-static void collect_stall(gpointer key, gpointer value, gpointer data)
+static void collect_stall(uint32_t frame, const tapo_frame_result *r, void *data)
 {
-    const tapo_frame_result *r = value;
     collect *c = data;
     tapo_verdict v;
     if (!r->stall || !tapo_conv_verdict(tapo_table_summary(r->stall->conn), &r->stall->rec, file_cfg, true, &v))
         return;
     tapo_episode_stall s;
     tapo_episode_stall_describe(r->stall->conn, r->stall, &v, c->texts, &s);
-    uint32_t frame = GPOINTER_TO_UINT(key);
     g_array_append_val(c->stalls, s);
     g_array_append_val(c->frames, frame);
 }
 
 const tapo_episode *tapo_file_episode(uint32_t frame)
 {
-    if (!results)
+    if (!results.entries)
         return NULL;
     if (!episodes) {
         collect c = { g_array_new(FALSE, FALSE, sizeof(tapo_episode_stall)),
                       g_array_new(FALSE, FALSE, sizeof(uint32_t)), g_string_chunk_new(4096) };
-        wmem_map_foreach(results, collect_stall, &c);
+        tapo_frame_results_foreach(&results, collect_stall, &c);
         episodes = tapo_episodes_find((tapo_episode_stall *)(void *)c.stalls->data, c.stalls->len,
                                       file_cfg->episode_min_connections);
         episode_of = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -119,16 +118,6 @@ const tapo_episode *tapo_file_episode(uint32_t frame)
     }
     guint e = GPOINTER_TO_UINT(g_hash_table_lookup(episode_of, GUINT_TO_POINTER(frame)));
     return e ? &g_array_index(episodes, tapo_episode, e - 1) : NULL;
-}
-
-static tapo_frame_result *result_of(uint32_t frame)
-{
-    tapo_frame_result *r = wmem_map_lookup(results, GUINT_TO_POINTER(frame));
-    if (!r) {
-        r = wmem_new0(wmem_file_scope(), tapo_frame_result);
-        wmem_map_insert(results, GUINT_TO_POINTER(frame), r);
-    }
-    return r;
 }
 
 /* What the packet changed that deserves a note on the frame. */
@@ -153,7 +142,7 @@ static void analyse(const tapo_frame *f, tapo_decode_result decoded, tapo_segmen
     tapo_frame_note note = note_of(&r.before, &r.conn->conv->events);
     if (!r.started && !r.stall && note == TAPO_NOTE_NONE)
         return;
-    tapo_frame_result *res = result_of(f->number);
+    tapo_frame_result *res = tapo_frame_results_add(&results, f->number);
     res->stall = r.stall;
     res->starts_connection = r.started;
     res->connection = r.conn->number;

@@ -22,15 +22,9 @@
 
 #include "base/config.h"
 #include "table/connection_table.h"
+#include "tapo_frame_results.h"
 #include "tapo_render.h"
 
-/* What one frame renders. */
-typedef struct tapo_frame_result {
-    tapo_conn_stall *stall;           /* the stall it ends; NULL none */
-    bool starts_connection;           /* it is its connection's first segment */
-    uint32_t connection;              /* then: the connection's number in the file */
-    tapo_frame_note note;
-} tapo_frame_result;
 
 /* A capture file is opened (the init routine) or closed (cleanup). */
 void tapo_file_open(const tapo_config *cfg);
