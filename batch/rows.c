@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "explain/stall_fields.h"
+#include "number_text.h"
 
 static const char *const place_columns[] = {
     "file", "frame.number", "frame.time_epoch", "src", "srcport", "dst", "dstport", "tapo.conn", "sender",
@@ -80,27 +81,30 @@ static void put_value(GString *s, tapo_rows_format format, tapo_field_type type,
         g_string_append(s, format == TAPO_ROWS_JSONL ? (f->b ? "true" : "false") : (f->b ? "1" : "0"));
         break;
     case TAPO_FIELD_SECONDS:
-        g_string_append_printf(s, "%.9f", f->d);
+        tapo_append_fixed(s, f->d, 9);
         break;
     case TAPO_FIELD_DOUBLE:
         g_string_append_printf(s, "%.15g", f->d);
         break;
     case TAPO_FIELD_TIME:
-        g_string_append_printf(s, "%.6f", f->d);
+        tapo_append_fixed(s, f->d, 6);
         break;
     case TAPO_FIELD_UINT:
     case TAPO_FIELD_FRAME:
     case TAPO_FIELD_PORT:
-        g_string_append_printf(s, "%u", f->u);
+        tapo_append_uint(s, f->u);
         break;
     }
 }
 
 static void begin(GString *s, tapo_rows_format format, const char *name, bool first)
 {
-    if (format == TAPO_ROWS_JSONL)
-        g_string_append_printf(s, "%s\"%s\":", first ? "{" : ",", name);
-    else if (!first)
+    if (format == TAPO_ROWS_JSONL) {
+        g_string_append_c(s, first ? '{' : ',');
+        g_string_append_c(s, '"');
+        g_string_append(s, name);
+        g_string_append(s, "\":");
+    } else if (!first)
         g_string_append_c(s, ',');
 }
 
@@ -110,19 +114,19 @@ void tapo_rows_stall(GString *s, tapo_rows_format format, const tapo_row_place *
     begin(s, format, place_columns[0], true);
     put_text(s, format, place->file);
     begin(s, format, place_columns[1], false);
-    g_string_append_printf(s, "%u", place->frame);
+    tapo_append_uint(s, place->frame);
     begin(s, format, place_columns[2], false);
-    g_string_append_printf(s, "%.6f", place->time_s);
+    tapo_append_fixed(s, place->time_s, 6);
     begin(s, format, place_columns[3], false);
     put_text(s, format, place->src);
     begin(s, format, place_columns[4], false);
-    g_string_append_printf(s, "%u", place->sport);
+    tapo_append_uint(s, place->sport);
     begin(s, format, place_columns[5], false);
     put_text(s, format, place->dst);
     begin(s, format, place_columns[6], false);
-    g_string_append_printf(s, "%u", place->dport);
+    tapo_append_uint(s, place->dport);
     begin(s, format, place_columns[7], false);
-    g_string_append_printf(s, "%u", place->conn);
+    tapo_append_uint(s, place->conn);
     begin(s, format, place_columns[8], false);
     put_text(s, format, place->sender);
     tapo_field_value fields[TAPO_F_COUNT];
@@ -144,9 +148,9 @@ void tapo_rows_flow(GString *s, tapo_rows_format format, const tapo_flow_row *f)
         if (col->kind == TAPO_FLOW_TEXT)
             put_text(s, format, v.text ? v.text : "");   /* none: empty, in both formats */
         else if (col->kind == TAPO_FLOW_COUNT)
-            g_string_append_printf(s, "%" G_GUINT64_FORMAT, v.count);
+            tapo_append_uint(s, v.count);
         else
-            g_string_append_printf(s, "%.6f", v.number);
+            tapo_append_fixed(s, v.number, 6);
     }
     g_string_append(s, format == TAPO_ROWS_JSONL ? "}\n" : "\n");
 }
