@@ -28,4 +28,11 @@ void tapo_append_uint(GString *s, uint64_t v);
  * over 10^decimals and more) is left to printf. */
 void tapo_append_fixed(GString *s, double x, unsigned decimals);
 
+#define TAPO_GENERAL_MAX_PRECISION 17  /* the most tapo_append_general takes, digits */
+
+/* printf's "%.<precision>g", precision 1 to TAPO_GENERAL_MAX_PRECISION:
+ * the plain style (-4 <= exponent < precision) written here, the exponent
+ * style, NaN and infinities left to printf. */
+void tapo_append_general(GString *s, double x, unsigned precision);
+
 #endif /* TAPO_NUMBER_TEXT_H */

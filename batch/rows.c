@@ -84,7 +84,7 @@ static void put_value(GString *s, tapo_rows_format format, tapo_field_type type,
         tapo_append_fixed(s, f->d, 9);
         break;
     case TAPO_FIELD_DOUBLE:
-        g_string_append_printf(s, "%.15g", f->d);
+        tapo_append_general(s, f->d, 15);
         break;
     case TAPO_FIELD_TIME:
         tapo_append_fixed(s, f->d, 6);

@@ -1,6 +1,7 @@
 /* test_number_text.c: number_text.c writes what printf writes, byte for
  * byte: exact ties (dyadic values such as 2^-7 at 6 decimals), values just
- * either side of a tie, zeros and negative zeros, subnormals, magnitudes
+ * either side of a tie, the powers of ten where %g changes its exponent,
+ * zeros and negative zeros, subnormals, magnitudes
  * at the fall-back bound, NaN and infinities, and a million random doubles
  * of every magnitude the rows hold (times since 1970, durations, RTTs).
  *
@@ -23,6 +24,28 @@ static void same_fixed(double x, unsigned decimals)
     if (strcmp(got->str, expected) != 0 && failures++ < 20)
         fprintf(stderr, "%.17g at %u decimals: printf %s, tapo_append_fixed %s\n", x, decimals, expected, got->str);
     g_string_free(got, TRUE);
+}
+
+static void same_general(double x, unsigned precision)
+{
+    char expected[512];
+    snprintf(expected, sizeof expected, "%.*g", (int)precision, x);
+    GString *got = g_string_new("");
+    tapo_append_general(got, x, precision);
+    if (strcmp(got->str, expected) != 0 && failures++ < 20)
+        fprintf(stderr, "%.17g at precision %u: printf %s, tapo_append_general %s\n", x, precision, expected,
+                got->str);
+    g_string_free(got, TRUE);
+}
+
+static void every_precision(double x)
+{
+    for (unsigned p = 1; p <= TAPO_GENERAL_MAX_PRECISION; p++) {
+        same_general(x, p);
+        same_general(-x, p);
+        same_general(nextafter(x, 0), p);
+        same_general(nextafter(x, INFINITY), p);
+    }
 }
 
 static void same_uint(uint64_t v)
@@ -55,8 +78,20 @@ int main(void)
         9007199254740993.0, 1e17, 9.99e17, 1e18, 1e19, 1e300, 4.9e-324, 2.2250738585072014e-308,
         0.1, 0.2, 0.3, 0.7, 123.456, 0.2000005, 1234567.8912345,
     };
-    for (unsigned i = 0; i < G_N_ELEMENTS(edges); i++)
+    for (unsigned i = 0; i < G_N_ELEMENTS(edges); i++) {
         every_decimals(edges[i]);
+        every_precision(edges[i]);
+    }
+    /* %g: the powers of ten where the style and the exponent change, and
+     * values that round up to them. */
+    for (int e = -7; e <= 18; e++) {
+        double p = pow(10.0, e);
+        every_precision(p);
+        for (unsigned digits = 1; digits <= 17; digits++)
+            every_precision(p * (1.0 - 0.5 * pow(10.0, -(double)digits)));
+    }
+    same_general(NAN, 15);
+    same_general(-INFINITY, 15);
     same_fixed(-0.0, 6);
     same_fixed(NAN, 6);
     same_fixed(-NAN, 9);
@@ -75,6 +110,9 @@ int main(void)
         double t = floor(g_rand_double_range(rand, 1e9, 2e9) * 1e6) / 1e6 + 5e-7;
         same_fixed(nextafter(t, (i & 1) ? 0 : INFINITY), 6);
         same_uint(g_rand_int(rand) | ((uint64_t)g_rand_int(rand) << (i % 33)));
+        /* a place in the data, 0 to 1, as the rows write it, and any double */
+        same_general(g_rand_double(rand), 15);
+        same_general(g_rand_double(rand) * magnitude, (unsigned)g_rand_int_range(rand, 1, TAPO_GENERAL_MAX_PRECISION + 1));
     }
     g_rand_free(rand);
     same_uint(0);
