@@ -32,6 +32,19 @@ static void append_digits(GString *s, uint64_t v, unsigned min_digits)
         g_string_append_c(s, digits[--n]);
 }
 
+/* v / 10^decimals in decimal, its sign first, no point without decimals. */
+static void append_point(GString *s, bool negative, uint64_t v, unsigned decimals)
+{
+    if (negative)
+        g_string_append_c(s, '-');
+    uint64_t unit = powers_of_ten[decimals];
+    append_digits(s, v / unit, 1);
+    if (decimals == 0)
+        return;
+    g_string_append_c(s, '.');
+    append_digits(s, v % unit, decimals);
+}
+
 void tapo_append_uint(GString *s, uint64_t v)
 {
     append_digits(s, v, 1);
@@ -66,15 +79,8 @@ void tapo_append_fixed(GString *s, double x, unsigned decimals)
         g_string_append_printf(s, "%.*f", (int)decimals, x);
         return;
     }
-    if (signbit(x))
-        g_string_append_c(s, '-');   /* printf writes -0.000000 for -0.0 and for -1e-9 too */
-    uint64_t v = scaled(fabs(x), decimals, true);
-    uint64_t unit = powers_of_ten[decimals];
-    append_digits(s, v / unit, 1);
-    if (decimals == 0)
-        return;
-    g_string_append_c(s, '.');
-    append_digits(s, v % unit, decimals);
+    /* printf writes -0.000000 for -0.0 and for -1e-9 too */
+    append_point(s, signbit(x), scaled(fabs(x), decimals, true), decimals);
 }
 
 /* The decimal exponent of m (> 0) written with precision significant
@@ -119,17 +125,10 @@ void tapo_append_general(GString *s, double x, unsigned precision)
         g_string_append_printf(s, "%.*g", (int)precision, x);   /* the exponent style, or beyond this */
         return;
     }
-    if (signbit(x))
-        g_string_append_c(s, '-');
     unsigned decimals = (unsigned)((int)precision - 1 - exponent);   /* >= 0: exponent < precision */
     while (decimals > 0 && digits % 10 == 0) {   /* %g drops trailing zeros, and a bare point */
         digits /= 10;
         decimals--;
     }
-    uint64_t unit = powers_of_ten[decimals];
-    append_digits(s, digits / unit, 1);
-    if (decimals == 0)
-        return;
-    g_string_append_c(s, '.');
-    append_digits(s, digits % unit, decimals);
+    append_point(s, signbit(x), digits, decimals);
 }
