@@ -133,12 +133,35 @@ static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoi
     add_turnaround(c, self, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN);
 }
 
-/* An ACK from p's sender (self) of its peer's data: a turnaround of self,
- * and an RTT sample of the peer on its own timeline, when that is known. */
-static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                     const tapo_rx_info *rx, const tapo_config *cfg)
+/* Whether p's peer, as the sender, had data outstanding that waited for
+ * its ACK longer than the sender's timer allows, no recovery running (read
+ * before p changes it): its timer would have resent that data, so an ACK
+ * the capture missed had reached it (spec section 8, the sender's
+ * silence). */
+static bool waited_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
 {
-    if (!rx->rtt_valid)
+    tapo_opt_s oldest = tapo_sb_lowest_seen(&peer->tx.sb);
+    if (!oldest.known || !tapo_sender_outstanding(&peer->tx) || p->time_s - oldest.s < TAPO_SILENCE_FLOOR_S)
+        return false;   /* nearly every packet: no snapshot needed */
+    tapo_snapshot snap;
+    tapo_facts facts;
+    memset(&snap, 0, sizeof snap);
+    memset(&facts, 0, sizeof facts);
+    tapo_sender_snapshot(&peer->tx, &snap, &facts);
+    snap.rto_s = peer->rtt.rto_s;
+    return tapo_silence_outlasts_timer(&snap, p->time_s - oldest.s);
+}
+
+/* An ACK from p's sender (self) of its peer's data: a turnaround of self,
+ * and an RTT sample of the peer on its own timeline, when that is known.
+ * Not when the peer's silence proved (acked_before) that an earlier ACK,
+ * unseen, had reached it and p now acknowledges everything: p's is not the
+ * first ACK of that data, and a round trip taken from it would last the
+ * whole silence (the sender's silence, spec section 8). */
+static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
+                     const tapo_rx_info *rx, bool acked_before, const tapo_config *cfg)
+{
+    if (!rx->rtt_valid || (acked_before && !tapo_sender_outstanding(&peer->tx)))
         return;
     add_turnaround(c, self, p->time_s - rx->rtt_seen_s, TAPO_TURN_CLEAN);
     const tapo_distance *d = tapo_endpoint_distance(peer, self, cfg, c->turn_version);
@@ -167,8 +190,8 @@ static void place_late_sender_packet(tapo_endpoint *self, const tapo_packet *p, 
 
 /* p goes through its sender (self) and its receiver (peer), once. */
 static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                        const tapo_view_gap gaps[2], const tapo_config *cfg, tapo_tx_info *tx,
-                        tapo_rx_info *rx)
+                        const tapo_view_gap gaps[2], bool acked_before, const tapo_config *cfg,
+                        tapo_tx_info *tx, tapo_rx_info *rx)
 {
     const tapo_view_gap *g = &gaps[p->from];
     tapo_send_context ctx = {
@@ -195,7 +218,7 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
     bool new_payload = p->payload_len > 0 && tx->kind != TAPO_TX_WINDOW_PROBE &&
                        (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
-    note_rtt(c, self, peer, p, rx, cfg);
+    note_rtt(c, self, peer, p, rx, acked_before, cfg);
 }
 
 /* ---- possible stalls -------------------------------------------------- */
@@ -433,9 +456,10 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     /* Most packets end no gap that may be a stall: not even the call. */
     tapo_stall_record *rec = gaps[0].candidate || gaps[1].candidate ? open_record(c, p, gaps, cfg, pool, before)
                                                                     : NULL;
+    bool acked_before = waited_past_timer(peer, p);
     tapo_tx_info tx;
     tapo_rx_info rx;
-    pass_packet(c, self, peer, p, gaps, cfg, &tx, &rx);
+    pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     release_if_over(c, p);

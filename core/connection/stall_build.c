@@ -64,21 +64,26 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
  * acknowledges everything, had the ACK already: the capture does not show
  * it (spec section 8, "the sender's silence").  Its state at the stall's
  * start is then nothing outstanding. */
-static void acked_in_silence(tapo_snapshot *snap, double gap_s)
+bool tapo_silence_outlasts_timer(const tapo_snapshot *snap, double gap_s)
 {
-    const tapo_cur *cur = &snap->cur;
     bool no_recovery = snap->retrans_out == 0 &&
                        (snap->ca_state == TAPO_CA_OPEN || snap->ca_state == TAPO_CA_DISORDER);
     double timer_bound_s = TAPO_SILENCE_RTOS * snap->rto_s;
     if (timer_bound_s < TAPO_SILENCE_FLOOR_S)
         timer_bound_s = TAPO_SILENCE_FLOOR_S;
     /* A receiver that reported a hole (SACK) saw a loss: not this case. */
+    return snap->packets_out != 0 && no_recovery && snap->sacked_out == 0 && snap->holes == 0 &&
+           snap->window_closed_frame == 0 && gap_s >= timer_bound_s;
+}
+
+static void acked_in_silence(tapo_snapshot *snap, double gap_s)
+{
+    const tapo_cur *cur = &snap->cur;
     /* At the sender the capture shows its silence; elsewhere a copy lost
      * before the capture point would look the same, unless the receiver
      * now acknowledges everything. */
     bool silence_seen = snap->vantage == TAPO_VANTAGE_SENDER || cur->acks_all;
-    if (cur->dir != TAPO_DIR_IN || !silence_seen || snap->packets_out == 0 || !no_recovery ||
-        snap->sacked_out != 0 || snap->holes != 0 || snap->window_closed_frame != 0 || gap_s < timer_bound_s)
+    if (cur->dir != TAPO_DIR_IN || !silence_seen || !tapo_silence_outlasts_timer(snap, gap_s))
         return;
     snap->packets_out = 0;
     snap->sacked_out = 0;

@@ -46,6 +46,14 @@ typedef struct tapo_cur_input {
     double rto_min_s;             /* the minimum RTO (preference), seconds */
 } tapo_cur_input;
 
+/* The sender of snap (its state before a packet of its peer) had data
+ * outstanding, no recovery running, no hole reported and an open window,
+ * and stayed silent gap_s, longer than its timer allows (TAPO_SILENCE_RTOS
+ * RTOs, at least TAPO_SILENCE_FLOOR_S): when the peer's packet acknowledges
+ * everything, the sender had that acknowledgement already, unseen (spec
+ * section 8, "the sender's silence"). */
+bool tapo_silence_outlasts_timer(const tapo_snapshot *snap, double gap_s);
+
 /* Builds a view's snapshot and facts at the packet from those read before
  * it (before, before_facts) and the packet; sets out->stalled.  Leaves
  * out->facts_final alone. */

@@ -402,6 +402,37 @@ static void test_packet_delay(void)
     tb_free(&b);
 }
 
+/* The capture misses the client's ACK of each response, and the client's
+ * next request, 20 s later, acknowledges it.  The server stayed silent
+ * with that data outstanding far past its timer (RTO about 0.3 s): had no
+ * ACK reached it, it would have resent the data.  Both silences are the
+ * client's (spec section 8, the sender's silence), and the request's ACK
+ * is no 20 s round-trip sample: the second silence is read with the
+ * server's timer as the first one was. */
+static void test_silence_is_no_rtt_sample(void)
+{
+    tb b;
+    start(&b, 5000000);
+    request(&b, 0.1001);
+    for (int i = 0; i < 4; i++)
+        server_seg(&b, 0.2 + i * 0.0001, i);
+    client_ack(&b, 0.301, SEG(4));
+    uint32_t acked = SEG(4);
+    for (int r = 1; r <= 3; r++) {
+        double t = r == 1 ? 0.4 : 20.4 * (r - 1);
+        uint32_t asks = tb_data(&b, CLIENT, t, 1 + r * REQ, REQ, acked);
+        if (r > 1) {
+            assert_both(&b, asks, TAPO_CAUSE_CLIENT_IDLE);
+            const tapo_stall_view *view = tb_record(&b, asks);
+            g_assert_true(view->snap.srtt.known);
+            g_assert_cmpfloat(view->snap.srtt.s, <, 0.5);
+        }
+        tb_data(&b, SERVER, t + 0.1, acked, SHORT, 1 + (r + 1) * REQ);
+        acked += SHORT;
+    }
+    tb_free(&b);
+}
+
 /* Without SACK, 7 duplicate ACKs arrive but the sender (dupthres raised,
  * e.g. by tcp_reordering) waits for its RTO: large-dupthres. */
 static void test_large_dupthres_without_sack(void)
@@ -734,6 +765,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/conversation/application-stalls", test_application_stalls);
     g_test_add_func("/conversation/tail", test_tail);
+    g_test_add_func("/conversation/silence-is-no-rtt-sample", test_silence_is_no_rtt_sample);
     g_test_add_func("/conversation/tail-across-wrap", test_tail_across_wrap);
     g_test_add_func("/conversation/t-double", test_t_double);
     g_test_add_func("/conversation/tail-loss-probe", test_tail_loss_probe);
