@@ -133,15 +133,15 @@ static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoi
     add_turnaround(c, self, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN);
 }
 
-/* Whether p's peer, as the sender, had data outstanding that waited for
- * its ACK longer than the sender's timer allows, no recovery running (read
+/* Whether p's peer, as the sender, had data outstanding, no recovery
+ * running, and sent nothing for longer than its timer allows until p (read
  * before p changes it): its timer would have resent that data, so an ACK
  * the capture missed had reached it (spec section 8, the sender's
  * silence). */
-static bool waited_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
+static bool silent_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
 {
-    tapo_opt_s oldest = tapo_sb_lowest_seen(&peer->tx.sb);
-    if (!oldest.known || !tapo_sender_outstanding(&peer->tx) || p->time_s - oldest.s < TAPO_SILENCE_FLOOR_S)
+    tapo_opt_s last = tapo_sender_last_seen(&peer->tx);
+    if (!last.known || p->time_s - last.s < TAPO_SILENCE_FLOOR_S || !tapo_sender_outstanding(&peer->tx))
         return false;   /* nearly every packet: no snapshot needed */
     tapo_snapshot snap;
     tapo_facts facts;
@@ -149,15 +149,15 @@ static bool waited_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
     memset(&facts, 0, sizeof facts);
     tapo_sender_snapshot(&peer->tx, &snap, &facts);
     snap.rto_s = peer->rtt.rto_s;
-    return tapo_silence_outlasts_timer(&snap, p->time_s - oldest.s);
+    return tapo_silence_outlasts_timer(&snap, p->time_s - last.s);
 }
 
 /* An ACK from p's sender (self) of its peer's data: a turnaround of self,
  * and an RTT sample of the peer on its own timeline, when that is known.
- * Not when the peer's silence proved (acked_before) that an earlier ACK,
- * unseen, had reached it and p now acknowledges everything: p's is not the
- * first ACK of that data, and a round trip taken from it would last the
- * whole silence (the sender's silence, spec section 8). */
+ * Not when the peer's silence outlasted its timer (acked_before: an
+ * earlier ACK, unseen, had reached it) and p now acknowledges everything:
+ * p's is not the first ACK of that data, and a round trip taken from it
+ * would last the whole silence (the sender's silence, spec section 8). */
 static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
                      const tapo_rx_info *rx, bool acked_before, const tapo_config *cfg)
 {
@@ -456,7 +456,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     /* Most packets end no gap that may be a stall: not even the call. */
     tapo_stall_record *rec = gaps[0].candidate || gaps[1].candidate ? open_record(c, p, gaps, cfg, pool, before)
                                                                     : NULL;
-    bool acked_before = waited_past_timer(peer, p);
+    bool acked_before = silent_past_timer(peer, p);
     tapo_tx_info tx;
     tapo_rx_info rx;
     pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);

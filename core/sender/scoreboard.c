@@ -36,14 +36,6 @@ unsigned tapo_sb_size(const tapo_scoreboard *sb)
     return sb->count;
 }
 
-tapo_opt_s tapo_sb_lowest_seen(const tapo_scoreboard *sb)
-{
-    for (unsigned i = 0; i < sb->count; i++)
-        if (SEG(sb, i)->seen)
-            return tapo_opt_s_of(SEG(sb, i)->last_seen_s);
-    return tapo_opt_s_none();
-}
-
 /* Room for one more entry at the back: the entries move to the front of
  * the storage when that frees a quarter of it or more (no more memory than
  * a GArray's), else it doubles. */

@@ -175,9 +175,4 @@ uint32_t tapo_sb_acked_transmissions(const tapo_scoreboard *sb, int64_t start, i
 /* Number of entries currently held (for tests and the memory bound). */
 unsigned tapo_sb_size(const tapo_scoreboard *sb);
 
-/* When the capture last saw the lowest entry it saw at all, seconds (the
- * oldest data not yet acknowledged was sent then or before: entries below
- * it are data the capture missed); unknown when it saw none. */
-tapo_opt_s tapo_sb_lowest_seen(const tapo_scoreboard *sb);
-
 #endif /* TAPO_SCOREBOARD_H */

@@ -342,6 +342,11 @@ tapo_opt_s tapo_sender_last_tx(const tapo_sender *s)
     return s->tx_order > 0 ? tapo_opt_s_of(s->last_tx_s) : tapo_opt_s_none();
 }
 
+tapo_opt_s tapo_sender_last_seen(const tapo_sender *s)
+{
+    return s->tx_order > 0 ? tapo_opt_s_of(s->last_seen_s) : tapo_opt_s_none();
+}
+
 bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p)
 {
     if (!p->header_valid || p->payload_len == 0 || !s->anchored || !s->sent_payload)

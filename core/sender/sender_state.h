@@ -262,6 +262,10 @@ void tapo_sender_peer_spoke(tapo_sender *s);
  * ACK) was sent, sender time; unknown before its first. */
 tapo_opt_s tapo_sender_last_tx(const tapo_sender *s);
 
+/* When the capture saw that transmission, capture time, seconds; unknown
+ * before the first. */
+tapo_opt_s tapo_sender_last_seen(const tapo_sender *s);
+
 /* Whether p carries new data right where the data seen so far ends. */
 bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p);
 
