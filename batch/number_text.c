@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "base/decimal.h"
+
 #define MAX_POWER 19                  /* 10^19 < 2^64 */
 
 static const uint64_t powers_of_ten[MAX_POWER + 1] = {
@@ -20,16 +22,8 @@ static const uint64_t powers_of_ten[MAX_POWER + 1] = {
 /* The digits of v, at least min_digits of them (zeros in front). */
 static void append_digits(GString *s, uint64_t v, unsigned min_digits)
 {
-    char digits[24];
-    unsigned n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n < min_digits)
-        digits[n++] = '0';
-    while (n)
-        g_string_append_c(s, digits[--n]);
+    char text[TAPO_DECIMAL_MAX];
+    g_string_append_len(s, text, tapo_decimal(text, v, min_digits) - text);
 }
 
 /* v / 10^decimals in decimal, its sign first, no point without decimals. */

@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "base/decimal.h"
+
 static uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
@@ -35,29 +37,13 @@ gboolean tapo_endpoints_equal(gconstpointer a, gconstpointer b)
            memcmp(x->src, y->src, 16) == 0 && memcmp(x->dst, y->dst, 16) == 0;
 }
 
-/* Writes n in decimal at out; returns the end.  (inet_ntop and printf
- * format through stdio's machinery: ten times slower for an address, and
- * every stall and connection written names several.) */
-static char *decimal(char *out, unsigned n)
-{
-    char digits[10];
-    int k = 0;
-    do {
-        digits[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    while (k)
-        *out++ = digits[--k];
-    return out;
-}
-
 /* An IPv4 address as inet_ntop writes it ("192.0.2.1"); returns the end. */
 static char *ipv4_text(const uint8_t *a, char *out)
 {
     for (int i = 0; i < 4; i++) {
         if (i)
             *out++ = '.';
-        out = decimal(out, a[i]);
+        out = tapo_decimal(out, a[i], 1);
     }
     *out = '\0';
     return out;
@@ -99,7 +85,7 @@ static void endpoint_name(const tapo_endpoints *e, int which, char out[TAPO_ENDP
     if (e->family == 6)
         *end++ = ']';
     *end++ = ':';
-    *decimal(end, which == 0 ? e->sport : e->dport) = '\0';
+    *tapo_decimal(end, which == 0 ? e->sport : e->dport, 1) = '\0';
 }
 
 char *tapo_endpoint_text(const tapo_endpoints *e, int which)
