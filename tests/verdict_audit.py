@@ -287,11 +287,29 @@ class Checker:
 
     def dsack(self, stall, s, cur, f, p):
         """Wireshark's own D-SACK block covering cur's bytes, after cur."""
+        if not self.from_sender(stall, cur):
+            self.dsack_of_unseen_copy(stall, s, cur, f, p)
+            return
         if not (f > s and not self.from_sender(stall, p)):
             self.fail(stall, "dsack_frame %d is no later packet of the receiver" % f)
         if not any(before(le, cur["seq"] + seq_length(cur)) and before(cur["seq"], re)
                    for le, re in zip(p["dsack_le"], p["dsack_re"])):
             self.fail(stall, "dsack_frame %d has no D-SACK block over cur's bytes" % f)
+
+    def dsack_of_unseen_copy(self, stall, s, cur, f, p):
+        """A receiver packet ends the stall: its own D-SACK block, below its
+        ACK, over sender data the capture never saw (the sender sent it
+        twice in the gap, both copies unseen)."""
+        if f != s:
+            self.fail(stall, "dsack_frame %d: the receiver's packet %d ends the stall, the D-SACK is not its own" % (f, s))
+            return
+        blocks = [{"seq": le, "len": (re - le) % MOD, "flags": 0}
+                  for le, re in zip(p["dsack_le"], p["dsack_re"]) if at_or_before(re, p["ack"])]
+        if not blocks:
+            self.fail(stall, "dsack_frame %d has no D-SACK block below its ACK" % f)
+        seen = [g for g, q in self.sent[self.sender_key(stall, cur)] if g < s for b in blocks if overlaps(q, b)]
+        if seen:
+            self.fail(stall, "dsack_frame %d D-SACKs data the capture saw sent (frame %d): no unseen copy" % (f, seen[0]))
 
     def receiver_packets(self, stall, first, last_frame):
         stream = self.pkts[int(stall["frame.number"])]["stream"]

@@ -281,6 +281,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
             .reveals_data = s != p->from && rx->revealed_bytes > 0,
             .revealed_bytes = s != p->from ? rx->revealed_bytes : 0,
+            .reveals_resent = s != p->from && rx->revealed_resent,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
@@ -289,6 +290,9 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
             tapo_sender_watch_cur(&e->tx, tx);
+        if (rec->view[s].snap.cur.unseen_resent)   /* the proof is in the packet: final at once */
+            tapo_facts_add_cur(&rec->view[s].facts_final,
+                               &(tapo_cur_reveals){ .spurious = TAPO_PROOF_DSACK, .proof_frame = p->frame });
         if (cur.own)
             tapo_sender_watch_sent(&e->tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst);
         stalled = stalled || rec->view[s].stalled;

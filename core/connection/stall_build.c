@@ -111,6 +111,13 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     cur->unseen_bytes = in->revealed_bytes;
     if (cur->reveals_data)
         snap->inferred |= TAPO_INFERRED_DELAY_UNSEEN;
+    /* Its D-SACK of that data proves two copies arrived: the sender's
+     * wait ended in a retransmission the capture never saw, and the
+     * receiver had the data before it (spec rule 1.0; section 8: a D-SACK
+     * is proof of a transmission, timing alone is not). */
+    cur->unseen_resent = cur->reveals_data && in->reveals_resent;
+    if (cur->unseen_resent)
+        tapo_facts_add_cur(facts, &(tapo_cur_reveals){ .spurious = TAPO_PROOF_DSACK, .proof_frame = in->frame });
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;

@@ -38,6 +38,7 @@ typedef struct tapo_cur_input {
     bool acks_all;                /* from the peer: after it, the sender has nothing outstanding */
     bool reveals_data;            /* from the peer: it acknowledged sender data the capture never saw */
     uint64_t revealed_bytes;      /* from the peer: that much, bytes */
+    bool reveals_resent;          /* from the peer: its D-SACK shows the sender sent the start of them twice */
     bool away;                    /* the capture point is away from the sender */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */

@@ -47,6 +47,8 @@ typedef struct tapo_cur {
     bool acks_all;                  /* from the receiver: it acknowledged all the sender had outstanding */
     bool may_resend_unseen;         /* new data that may resend an original lost before the capture point, unprovable either way */
     bool reveals_data;              /* from the receiver: it acknowledged sender data the capture never saw, sent in the gap */
+    bool unseen_resent;             /* with reveals_data: the receiver's D-SACK of that data proves the sender sent it
+                                       twice in the gap, a retransmission the capture never saw */
     uint64_t unseen_bytes;          /* sender data sent in the gap that the capture never saw (before cur, or acknowledged by it), bytes */
     bool gives_up;                  /* the sender's reset after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */

@@ -128,7 +128,7 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
  * sees one direction only): the sender sent it, and it arrived.  It is the
  * sender's payload (the sender answered what was pending, and had more to
  * send than the stall before it knew). */
-static void reveal_unseen_data(tapo_sender *s, int64_t ack, tapo_rx_info *rx)
+static void reveal_unseen_data(tapo_sender *s, const tapo_packet *p, int64_t ack, tapo_rx_info *rx)
 {
     int64_t from = s->snd_nxt > s->data_start ? s->snd_nxt : s->data_start;
     uint32_t missed = tapo_segments(ack - s->snd_nxt, tapo_sender_mss(s));
@@ -138,6 +138,14 @@ static void reveal_unseen_data(tapo_sender *s, int64_t ack, tapo_rx_info *rx)
     if (ack <= from)
         return;
     rx->revealed_bytes = (uint64_t)(ack - from);
+    /* The same ACK reports a duplicate of their start (RFC 2883): that
+     * data arrived twice, so the sender sent it twice, both unseen. */
+    if (p->sack_count > 0) {
+        tapo_seqspace space = s->seq;   /* read only: the SACK processing reads them next */
+        int64_t left = tapo_seq_offset(&space, p->sack_left_raw[0]);
+        int64_t right = tapo_seq_offset(&space, p->sack_right_raw[0]);
+        rx->revealed_resent = is_dsack(p, 0, left, right, ack, s) && left <= from && from < right;
+    }
     s->payload_bytes += rx->revealed_bytes;
     s->sent_payload = true;
     s->request_pending = false;
@@ -256,7 +264,7 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     /* Only the cumulative ACK reveals unseen data: a SACK block above it
      * would leave the bytes below it untracked, and no hole to show. */
     if (ack > s->snd_nxt)
-        reveal_unseen_data(s, ack, rx);
+        reveal_unseen_data(s, p, ack, rx);
     bool dupack = false;
     if (acks_nothing(s, p, ack))
         rx->rtt_from = rx->rtt_to = ack;   /* no sample */

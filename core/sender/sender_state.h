@@ -185,6 +185,7 @@ typedef struct tapo_rx_info {
     double rtt_seen_s;            /* when the capture saw it, seconds */
     bool window_opened;           /* it opened the window that was closed (below one MSS) */
     uint64_t revealed_bytes;      /* it acknowledged this much of the sender's payload the capture never saw, bytes */
+    bool revealed_resent;         /* its D-SACK covers the first of those bytes: the sender sent them twice, unseen */
 } tapo_rx_info;
 
 void tapo_sender_init(tapo_sender *s);

@@ -433,6 +433,27 @@ static void test_silence_is_no_rtt_sample(void)
     tb_free(&b);
 }
 
+/* The capture misses the server's response (one direction seen, or a
+ * capture that drops): the client's ACK after its request acknowledges it
+ * and D-SACKs its start, so it arrived twice: the server sent it twice in
+ * the gap and the copy was unnecessary (ack-delay, rule 1.0), no server
+ * slow to answer.  Without the D-SACK the same ACK shows only a late
+ * answer (data-unavailable). */
+static void test_dsack_of_unseen_response(void)
+{
+    for (int dsack = 0; dsack < 2; dsack++) {
+        tb b;
+        start(&b, 5000000);
+        request(&b, 0.1001);
+        uint32_t ack = dsack ? tb_sack(&b, CLIENT, 0.5, 1 + SHORT, 1 + REQ, WIN, 1, 1 + SHORT)
+                             : client_ack(&b, 0.5, 1 + SHORT);
+        assert_both(&b, ack, dsack ? TAPO_CAUSE_ACK_DELAY : TAPO_CAUSE_DATA_UNAVAILABLE);
+        g_assert_cmpint(tb_verdict(&b, ack, true).spurious, ==, dsack);
+        g_assert_cmpuint(tb_record(&b, ack)->facts_final.dsack_frame, ==, dsack ? ack : 0);
+        tb_free(&b);
+    }
+}
+
 /* Without SACK, 7 duplicate ACKs arrive but the sender (dupthres raised,
  * e.g. by tcp_reordering) waits for its RTO: large-dupthres. */
 static void test_large_dupthres_without_sack(void)
@@ -766,6 +787,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/application-stalls", test_application_stalls);
     g_test_add_func("/conversation/tail", test_tail);
     g_test_add_func("/conversation/silence-is-no-rtt-sample", test_silence_is_no_rtt_sample);
+    g_test_add_func("/conversation/dsack-of-unseen-response", test_dsack_of_unseen_response);
     g_test_add_func("/conversation/tail-across-wrap", test_tail_across_wrap);
     g_test_add_func("/conversation/t-double", test_t_double);
     g_test_add_func("/conversation/tail-loss-probe", test_tail_loss_probe);

@@ -91,6 +91,11 @@ static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
         note(tr, "the receiver resent its own data");
         return true;
     }
+    if (cur->dir == TAPO_DIR_IN && cur->unseen_resent) {
+        note(tr, "the receiver's ACK D-SACKs the sender's data the capture never saw: the sender sent it twice "
+                 "in the gap");
+        return true;
+    }
     return false;
 }
 
