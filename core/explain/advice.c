@@ -23,6 +23,9 @@ static const char reset_after_retries[] =
     "{receiver} may be gone, or the path between them lost everything";
 static const char idle_close_by_sender[] =
     "{sender} closed the connection after {duration} idle: nothing was pending, nothing to fix in TCP";
+static const char unseen_idle_close_by_sender[] =
+    "{sender} closed the connection after {duration} idle (its FIN is not in the capture: {receiver}'s ACK of "
+    "it is): nothing was pending, nothing to fix in TCP";
 static const char idle_close_by_receiver[] =
     "{receiver} closed the connection after {duration} with nothing more to ask: nothing to fix in TCP";
 static const char delayed_ack[] =
@@ -77,6 +80,8 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return fin_unanswered;
     if (v->cause == TAPO_CAUSE_CLIENT_IDLE && (cur->fin || cur->rst))
         return cur->dir == TAPO_DIR_OUT ? idle_close_by_sender : idle_close_by_receiver;
+    if (v->cause == TAPO_CAUSE_CLIENT_IDLE && tapo_cur_acks_unseen_one(cur))
+        return unseen_idle_close_by_sender;
     if (is_delayed_ack(v))
         return delayed_ack;
     return tapo_cause_get(v->cause)->advice;

@@ -71,6 +71,13 @@ static inline bool tapo_cur_is_bare_ack(const tapo_cur *cur)
            !cur->handshake_retransmission && !cur->window_probe && !cur->gives_up;
 }
 
+/* cur is the receiver's ACK of exactly one sequence number the capture
+ * never saw the sender send: the sender's FIN, or (rarely) one byte. */
+static inline bool tapo_cur_acks_unseen_one(const tapo_cur *cur)
+{
+    return cur->dir == TAPO_DIR_IN && cur->reveals_data && cur->unseen_bytes == 1;
+}
+
 typedef struct tapo_snapshot {
     double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
     tapo_opt_s srtt;                /* seconds; unknown without a sample */

@@ -454,6 +454,25 @@ static void test_dsack_of_unseen_response(void)
     }
 }
 
+/* A response answered and acknowledged, then, 1.2 s later, the client's
+ * ACK of one more sequence number the capture never saw: the server's FIN
+ * (a FIN occupies one), the server closing an idle connection
+ * (client-idle), not its application pausing mid-response.  Two unseen
+ * bytes are data: resource-constraint. */
+static void test_unseen_fin(void)
+{
+    for (uint32_t unseen = 1; unseen <= 2; unseen++) {
+        tb b;
+        start(&b, 5000000);
+        request(&b, 0.1001);
+        server_last(&b, 0.2, 0, SHORT);
+        client_ack(&b, 0.3, SEG(0) + SHORT);
+        uint32_t ack = client_ack(&b, 1.5, SEG(0) + SHORT + unseen);
+        assert_both(&b, ack, unseen == 1 ? TAPO_CAUSE_CLIENT_IDLE : TAPO_CAUSE_RESOURCE_CONSTRAINT);
+        tb_free(&b);
+    }
+}
+
 /* Without SACK, 7 duplicate ACKs arrive but the sender (dupthres raised,
  * e.g. by tcp_reordering) waits for its RTO: large-dupthres. */
 static void test_large_dupthres_without_sack(void)
@@ -788,6 +807,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/tail", test_tail);
     g_test_add_func("/conversation/silence-is-no-rtt-sample", test_silence_is_no_rtt_sample);
     g_test_add_func("/conversation/dsack-of-unseen-response", test_dsack_of_unseen_response);
+    g_test_add_func("/conversation/unseen-fin", test_unseen_fin);
     g_test_add_func("/conversation/tail-across-wrap", test_tail_across_wrap);
     g_test_add_func("/conversation/t-double", test_t_double);
     g_test_add_func("/conversation/tail-loss-probe", test_tail_loss_probe);

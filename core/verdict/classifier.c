@@ -281,6 +281,23 @@ static bool is_pause_or_unseen_loss(const tapo_snapshot *snap, trace *tr)
     return true;
 }
 
+/* Rule 5 before rule 4, for a sender the capture does not see: the
+ * receiver's ACK covers exactly one sequence number past all the sender
+ * had sent, with nothing outstanding and no request pending.  A FIN
+ * occupies one sequence number; the other reading, a single byte of data
+ * pushed after an answered exchange, the packets cannot rule out, but
+ * rule 4 would blame the server's application on it.  Decision: the
+ * sender closing an idle connection, with the inferred caveat
+ * (docs/causes.md). */
+static bool is_unseen_close(const tapo_snapshot *snap, trace *tr)
+{
+    if (!tapo_cur_acks_unseen_one(&snap->cur) || snap->packets_out != 0 || snap->request_pending)
+        return false;
+    note(tr, "nothing outstanding, no request pending; the receiver acknowledged one sequence number the capture "
+             "never saw: read as the sender's FIN, closing an idle connection");
+    return true;
+}
+
 /* Rule 4 (paper 3.4): new data mid-response with nothing outstanding and the
  * window open: the application did not feed TCP. */
 static bool is_resource_constraint(const tapo_snapshot *snap, trace *tr)
@@ -337,6 +354,8 @@ static tapo_cause classify_cause(const tapo_snapshot *snap, const tapo_facts *fa
         return TAPO_CAUSE_DATA_UNAVAILABLE;
     if (is_pause_or_unseen_loss(snap, tr))
         return TAPO_CAUSE_UNDETERMINED;
+    if (is_unseen_close(snap, tr))
+        return TAPO_CAUSE_CLIENT_IDLE;
     if (is_resource_constraint(snap, tr))
         return TAPO_CAUSE_RESOURCE_CONSTRAINT;
     if (is_client_idle(snap, tr))
