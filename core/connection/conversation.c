@@ -264,6 +264,16 @@ static void watch(tapo_endpoint *e, const view_before *b, tapo_stall_view *view)
     tapo_sender_watch(&e->tx, &view->facts_final, b->snap.window_closed_frame != 0);
 }
 
+/* The latest capture time at which the sender's new data after the
+ * peer's bare ACK p counts as sent at once, released by it: the round
+ * trip from the capture point to the sender and back, and the minimum
+ * stall duration for the host's reaction. */
+static double release_deadline(const tapo_packet *p, const tapo_snapshot *snap, const tapo_config *cfg)
+{
+    double to_sender_s = snap->rtt_to_sender.known ? snap->rtt_to_sender.s : 0.0;
+    return p->time_s + to_sender_s + cfg->min_stall_s;
+}
+
 /* Builds the views of the possible stall from what was read before p and
  * what p was; true when p ends a stall for either endpoint. */
 static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
@@ -290,6 +300,8 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
             tapo_sender_watch_cur(&e->tx, tx);
+        if (!cur.own && tapo_cur_is_peer_bare_ack(&rec->view[s].snap.cur) && rec->view[s].snap.packets_out > 0)
+            tapo_sender_watch_acked(&e->tx, release_deadline(p, &rec->view[s].snap, cfg));
         if (rec->view[s].snap.cur.unseen_resent)   /* the proof is in the packet: final at once */
             tapo_facts_add_cur(&rec->view[s].facts_final,
                                &(tapo_cur_reveals){ .spurious = TAPO_PROOF_DSACK, .proof_frame = p->frame });
@@ -466,6 +478,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
+    tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);
     release_if_over(c, p);
     for (int s = 0; s < 2; s++)
         tapo_clock_note(&c->ep[s].clock, &gaps[s].on_clock);

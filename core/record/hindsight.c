@@ -165,6 +165,35 @@ void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack)
     t->awaiting_answer = bare_ack;
 }
 
+void tapo_hs_cur_acked(tapo_hindsight *hs, double release_by_s)
+{
+    unsigned n = tapo_hs_open_count(hs);
+    if (n == 0)
+        return;
+    tapo_tracker *t = TRACKER(hs, n - 1);
+    t->facts->released = false;
+    t->awaiting_release = true;
+    t->release_by_s = release_by_s;
+}
+
+/* Answers "did the sender send new data at once after the peer's bare
+ * ACK?" for every tracker still asking. */
+static void settle_released(tapo_hindsight *hs, double t_s, bool new_data)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (t->awaiting_release) {
+            t->facts->released = new_data && t_s <= t->release_by_s;
+            t->awaiting_release = false;
+        }
+    }
+}
+
+void tapo_hs_transmitted(tapo_hindsight *hs, double t_s, bool new_data)
+{
+    settle_released(hs, t_s, new_data);
+}
+
 void tapo_hs_new_data(tapo_hindsight *hs)
 {
     settle_more_data(hs, true);
@@ -185,6 +214,7 @@ void tapo_hs_response_ended(tapo_hindsight *hs)
 
 void tapo_hs_request(tapo_hindsight *hs)
 {
+    settle_released(hs, 0.0, false);
     settle_more_data(hs, false);
     settle_closing(hs, false);
 }
@@ -265,6 +295,10 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
             if (t->cur_has_ts && echo->has_ts && (int32_t)(t->cur_tsval - echo->tsecr) > 0)
                 prove_spurious(t, TAPO_PROOF_ECHO, echo->frame);
         }
+        if (t->awaiting_release && now_s > t->release_by_s) {
+            t->facts->released = false;   /* nothing came at once */
+            t->awaiting_release = false;
+        }
         if (!t->acked.known && snd_una >= t->nxt0 && snd_una >= t->cur_end)
             t->acked = tapo_opt_s_of(now_s);
         /* DSACKs for the window arrive about one RTT after its last copy;
@@ -272,7 +306,7 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
         bool dsack_window_over = t->acked.known &&
                                  now_s - t->acked.s > TAPO_HINDSIGHT_GRACE_RTOS * rto_s;
         if (dsack_window_over && !t->awaiting_more_data && !t->awaiting_window && !t->awaiting_close &&
-            !t->awaiting_answer)
+            !t->awaiting_answer && !t->awaiting_release)
             close_tracker(hs, i);
         else
             i++;

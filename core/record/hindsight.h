@@ -62,6 +62,8 @@ typedef struct tapo_facts {
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
     bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
     bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
+    bool released;              /* cur was the peer's bare ACK of all the sender had out, and the sender's next
+                                   transmission was new data sent at once (the ACK had held it back) */
     uint8_t watchers;           /* final facts: the trackers and the gap watch that may still revise them, count;
                                    0: settled, they never change again */
 } tapo_facts;
@@ -114,6 +116,9 @@ typedef struct tapo_tracker {
     bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
     bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN */
     bool awaiting_answer;       /* cur was the sender's bare ACK: whether its next transmission carries payload */
+    bool awaiting_release;      /* cur was the peer's bare ACK: whether the sender's next transmission is new data
+                                   sent by release_by_s */
+    double release_by_s;        /* then: the latest capture time at which it counts as sent at once, seconds */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
     bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
     bool cur_has_ts;            /* cur carried a TSval: */
@@ -168,6 +173,15 @@ void tapo_hs_response_ended(tapo_hindsight *hs);
 
 /* The peer sent payload (a request): the sender goes on, not closing. */
 void tapo_hs_request(tapo_hindsight *hs);
+
+/* The newest tracker's stall ended with the peer's bare ACK of all the
+ * sender had out: whether the sender's next transmission is new data seen
+ * by release_by_s (capture time, seconds) says the ACK held it back. */
+void tapo_hs_cur_acked(tapo_hindsight *hs, double release_by_s);
+
+/* The sender transmitted at t_s (capture time, seconds); new_data: it
+ * carried data never sent before. */
+void tapo_hs_transmitted(tapo_hindsight *hs, double t_s, bool new_data);
 
 /* The sender sent nothing but an ACK: a bare ACK before it answered
  * nothing.  (Its payload answers, whatever the peer asked meanwhile:

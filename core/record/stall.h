@@ -78,6 +78,14 @@ static inline bool tapo_cur_acks_unseen_one(const tapo_cur *cur)
     return cur->dir == TAPO_DIR_IN && cur->reveals_data && cur->unseen_bytes == 1;
 }
 
+/* cur, from the view of the endpoint that did not send it: a bare ACK
+ * (no data, SYN, FIN or RST, none unseen) of everything it had out. */
+static inline bool tapo_cur_is_peer_bare_ack(const tapo_cur *cur)
+{
+    return cur->dir == TAPO_DIR_IN && cur->acks_all && !cur->payload && !cur->syn && !cur->fin && !cur->rst &&
+           !cur->reveals_data;
+}
+
 typedef struct tapo_snapshot {
     double threshold_s;             /* min(tau * SRTT, RTO) used, seconds */
     tapo_opt_s srtt;                /* seconds; unknown without a sample */

@@ -95,6 +95,16 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
         *basis = TAPO_BASIS_DIRECTION;
         return tapo_peer_of(sender);
     }
+    /* And a gap that was no stall for the sender at all, ended by its bare
+     * ACK of everything the other endpoint had out, that the other answered
+     * at once with new data (hindsight, facts->released): the late ACK held
+     * that data back (Nagle, a closed window), so the stall is the other's
+     * (spec section 1: the endpoint whose data it delays). */
+    if (other && other->stalled && mine && !mine->stalled && tapo_cur_is_peer_bare_ack(&other->snap.cur) &&
+        other->snap.packets_out > 0 && other->facts_final.released) {
+        *basis = TAPO_BASIS_DIRECTION;
+        return tapo_peer_of(sender);
+    }
     return sender;
 }
 

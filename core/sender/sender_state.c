@@ -400,6 +400,16 @@ void tapo_sender_watch_sent(tapo_sender *s, bool fin, bool bare_ack)
     tapo_hs_cur_sent(&s->hs, fin, bare_ack);
 }
 
+void tapo_sender_watch_acked(tapo_sender *s, double release_by_s)
+{
+    tapo_hs_cur_acked(&s->hs, release_by_s);
+}
+
+void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data)
+{
+    tapo_hs_transmitted(&s->hs, t_s, new_data);
+}
+
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)
 {
     tapo_cur_reveals reveals = tapo_tx_reveals(tx);

@@ -314,6 +314,15 @@ tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx);
  * carried a FIN; bare_ack: nothing but an ACK). */
 void tapo_sender_watch_sent(tapo_sender *s, bool fin, bool bare_ack);
 
+/* The newest watched stall ended with the peer's bare ACK of all the
+ * sender had out; new data the sender sends by release_by_s (capture
+ * time, seconds) was held back by it. */
+void tapo_sender_watch_acked(tapo_sender *s, double release_by_s);
+
+/* The sender's packet seen at t_s (capture time, seconds); new_data: it
+ * carried data never sent before. */
+void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data);
+
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
 

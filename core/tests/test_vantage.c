@@ -209,6 +209,33 @@ static void test_receiver_side_unseen_losses(void)
     tb_free(&b);
 }
 
+/* Captured at the client, after the download: the client sends 50 bytes
+ * and the server's bare ACK of them comes 0.25 s later.  For the server
+ * that is no stall (0.15 s on its timeline, its threshold 0.2 s); for the
+ * client, whose data waited, it is (threshold 0.2 s).  When the client's
+ * next data leaves at once after the ACK (Nagle held it back), the late
+ * ACK delayed the client's data: its stall, packet-delay (two passes: it
+ * takes the next packet to know).  When the client stays quiet, the ACK
+ * held nothing back and the stall stays the server's view: none. */
+static void test_bare_ack_that_releases_data(void)
+{
+    for (int released = 0; released < 2; released++) {
+        tb b;
+        receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+        uint32_t done = 1 + 4 * MSS;
+        tb_data(&b, CLIENT, 1.0, 1 + REQ, 50, done);
+        uint32_t ack = tb_ack(&b, SERVER, 1.25, 1 + REQ + 50, done, WIN);
+        tb_data(&b, CLIENT, released ? 1.25005 : 3.0, 1 + REQ + 50, 1000, done);
+        g_assert_cmpint(tb_is_stall(&b, ack), ==, released);
+        if (released) {
+            tapo_verdict v = tb_verdict(&b, ack, true);
+            g_assert_cmpint(v.cause, ==, TAPO_CAUSE_PACKET_DELAY);
+            g_assert_true(v.view->facts_final.released);
+        }
+        tb_free(&b);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -219,5 +246,6 @@ int main(int argc, char **argv)
     g_test_add_func("/vantage/timestamp-clock", test_timestamp_clock);
     g_test_add_func("/vantage/receiver-side-round-trip", test_receiver_side_round_trip);
     g_test_add_func("/vantage/receiver-side-unseen-losses", test_receiver_side_unseen_losses);
+    g_test_add_func("/vantage/bare-ack-that-releases-data", test_bare_ack_that_releases_data);
     return g_test_run();
 }
