@@ -1,22 +1,28 @@
 #!/usr/bin/python3
-"""The second reading round's choice of development-half streams (README.md, "Second round").
+"""The reading rounds' choice of streams nobody had read (README.md, "Second round",
+"Third round").
 
-Per development capture, up to two TCP streams not read before: one with a retransmission Wireshark
-flags and one with only gaps over 150 ms where there are, chosen at random with seed 26; a stream of
-over 400 packets is read as 250 of its packets around one such event.  Nothing about TAPO enters the
-choice: only Wireshark's stream index, gaps and retransmission flags.  (Run before the round's rows
-were added to verdicts.tsv: it skips the streams that table holds.)"""
+Per capture of a half (the development half in the second round, the held-out half in the
+third), up to two TCP streams not read before: one with a retransmission Wireshark flags and one
+with only gaps over 150 ms where there are, chosen at random (seed 26, then 27); a stream of over
+400 packets is read as 250 of its packets around one such event.  Nothing about TAPO enters the
+choice: only Wireshark's stream index, gaps and retransmission flags.  (Run before the round's
+rows were added to verdicts.tsv: it skips the streams that table holds.)"""
 import csv, random, subprocess, sys, collections
 import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 SH = os.path.join(HERE, '..', '..', '..', 'shared', 'real-captures') + '/'
 split = [l.split('\t') for l in open(os.path.join(HERE, 'split.tsv')) if not l.startswith('#') and not l.startswith('capture')]
-dev = sorted(c for c, h, o in split if h == 'development')
+# verdicts/choose_streams.py [HALF [SEED]]: development and 26 (the second
+# round), held-out and 27 (the third).
+HALF = sys.argv[1] if len(sys.argv) > 1 else 'development'
+SEED = int(sys.argv[2]) if len(sys.argv) > 2 else 26
+dev = sorted(c for c, h, o in split if h == HALF)
 read = collections.defaultdict(set)
 for l in open(os.path.join(HERE, 'verdicts.tsv')):
     if l.startswith('#') or l.startswith('capture'): continue
     f = l.split('\t'); read[f[0]].add(f[2])
-rng = random.Random(26)
+rng = random.Random(SEED)
 out = []
 for cap in dev:
     p = subprocess.run(['tshark', '--disable-protocol', 'tapo', '--disable-protocol', 'tapoflow', '-r', SH + cap, '-o', 'tcp.calculate_timestamps:TRUE', '-Y', 'tcp',
@@ -27,7 +33,7 @@ for cap in dev:
         s, fr, d, r = (line.split('\t') + ['', '', '', ''])[:4]
         if not s: continue
         s = s.split(',')[0]
-        streams[s].append((int(fr), float(d or 0), bool(r)))
+        streams[s].append((int(fr), float(d.split(',')[0] or 0), bool(r)))   # a tunnel: the outer TCP
     cand_r, cand_g = [], []
     for s, pk in streams.items():
         if s in read[cap]: continue
