@@ -116,8 +116,10 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
      * receiver had the data before it (spec rule 1.0; section 8: a D-SACK
      * is proof of a transmission, timing alone is not). */
     cur->unseen_resent = cur->reveals_data && in->reveals_resent;
-    if (cur->unseen_resent)
-        tapo_facts_add_cur(facts, &(tapo_cur_reveals){ .spurious = TAPO_PROOF_DSACK, .proof_frame = in->frame });
+    if (cur->unseen_resent) {
+        tapo_cur_reveals proof = tapo_unseen_copy_proof(in->frame);
+        tapo_facts_add_cur(facts, &proof);
+    }
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;

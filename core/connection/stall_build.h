@@ -55,6 +55,14 @@ typedef struct tapo_cur_input {
  * section 8, "the sender's silence"). */
 bool tapo_silence_outlasts_timer(const tapo_snapshot *snap, double gap_s);
 
+/* The proof that an ACK's D-SACK of sender data the capture never saw
+ * gives (cur.unseen_resent): the receiver had the data before its last
+ * copy, shown by that ACK's frame. */
+static inline tapo_cur_reveals tapo_unseen_copy_proof(uint32_t frame)
+{
+    return (tapo_cur_reveals){ .spurious = TAPO_PROOF_DSACK, .proof_frame = frame };
+}
+
 /* Builds a view's snapshot and facts at the packet from those read before
  * it (before, before_facts) and the packet; sets out->stalled.  Leaves
  * out->facts_final alone. */

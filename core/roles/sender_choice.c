@@ -66,6 +66,22 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
     return responder;
 }
 
+/* The other endpoint's stall, ended by the sender's bare ACK of all it had
+ * out: the late ACK delayed the other's data, not the sender's.  Either the
+ * sender's own view stalled too and that ACK answered nothing after it
+ * (hindsight: a delayed ACK), or the gap was no stall for the sender at all
+ * and the other sent new data at once after the ACK (hindsight,
+ * facts->released: Nagle or a closed window held it back; spec section 1,
+ * the endpoint whose data the stall delays). */
+static bool stall_of_acked_data(const tapo_stall_view *mine, const tapo_stall_view *other)
+{
+    if (!other->stalled || other->snap.packets_out == 0)
+        return false;
+    if (mine->stalled)
+        return tapo_cur_is_bare_ack(&mine->snap.cur) && !mine->facts_final.answered && other->snap.cur.acks_all;
+    return tapo_cur_is_peer_bare_ack(&other->snap.cur) && other->facts_final.released;
+}
+
 int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
                      const tapo_stall_record *rec, tapo_basis *basis)
 {
@@ -86,22 +102,9 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
         *basis = TAPO_BASIS_DIRECTION;
         return tapo_peer_of(sender);
     }
-    /* Likewise a stall the sender ended with a bare ACK of the other
-     * endpoint's outstanding data, answering nothing after it (hindsight):
-     * it delayed the other's data, not the sender's (a delayed ACK). */
+    /* Likewise the other's stall that the sender's bare ACK ended. */
     const tapo_stall_view *mine = rec ? &rec->view[sender] : NULL;
-    if (other && other->stalled && mine->stalled && tapo_cur_is_bare_ack(&mine->snap.cur) &&
-        !mine->facts_final.answered && other->snap.packets_out > 0 && other->snap.cur.acks_all) {
-        *basis = TAPO_BASIS_DIRECTION;
-        return tapo_peer_of(sender);
-    }
-    /* And a gap that was no stall for the sender at all, ended by its bare
-     * ACK of everything the other endpoint had out, that the other answered
-     * at once with new data (hindsight, facts->released): the late ACK held
-     * that data back (Nagle, a closed window), so the stall is the other's
-     * (spec section 1: the endpoint whose data it delays). */
-    if (other && other->stalled && mine && !mine->stalled && tapo_cur_is_peer_bare_ack(&other->snap.cur) &&
-        other->snap.packets_out > 0 && other->facts_final.released) {
+    if (other && stall_of_acked_data(mine, other)) {
         *basis = TAPO_BASIS_DIRECTION;
         return tapo_peer_of(sender);
     }
