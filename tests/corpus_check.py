@@ -156,19 +156,31 @@ def relay_evidence(name, pcap, sidecar):
     return problems, checked
 
 
+def tcp_packets(pcap):
+    """Every TCP packet of pcap, in order: one tshark run that both
+    earlier_copies and quick_timer_copies read (the run is cached)."""
+    out = tshark_runner.run(["-r", tshark_runner.readable(pcap), "-Y", "tcp", "-T", "fields",
+                             "-e", "frame.number", "-e", "tcp.stream", "-e", "tcp.srcport", "-e", "frame.time_epoch",
+                             "-e", "tcp.seq_raw", "-e", "tcp.seq", "-e", "tcp.nxtseq", "-e", "tcp.len",
+                             "-e", "tcp.flags.syn", "-e", "tcp.flags.fin", "-e", "tcp.analysis.retransmission",
+                             "-e", "tcp.analysis.spurious_retransmission",
+                             "-e", "tcp.analysis.fast_retransmission"]).stdout
+    keys = ("frame", "stream", "sport", "time", "seq_raw", "seq", "nxt", "len", "syn", "fin", "retx", "spurious",
+            "fast")
+    return [dict(zip(keys, (line.split("\t") + [""] * len(keys))[:len(keys)])) for line in out.splitlines()]
+
+
 def earlier_copies(pcap, from_sender):
     """For each data frame of the data sender: how many earlier frames
     carried the same sequence number (in the same connection)."""
-    out = tshark_runner.run(["-r", tshark_runner.readable(pcap), "-Y", "tcp.len > 0 || tcp.flags.fin == 1 || tcp.flags.syn == 1",
-                             "-T", "fields", "-e", "frame.number", "-e", "tcp.stream",
-                             "-e", "tcp.seq_raw", "-e", "tcp.srcport"]).stdout
     seen, result = collections.Counter(), {}
-    for line in out.splitlines():
-        frame, stream, seq, sport = line.split("\t")
-        if not from_sender(sport):
+    for q in tcp_packets(pcap):
+        occupies = int(q["len"] or 0) > 0 or tshark_runner.normalise_bool(q["syn"]) or \
+            tshark_runner.normalise_bool(q["fin"])
+        if not occupies or not from_sender(q["sport"]):
             continue
-        result[int(frame)] = seen[(stream, seq)]
-        seen[(stream, seq)] += 1
+        result[int(q["frame"])] = seen[(q["stream"], q["seq_raw"])]
+        seen[(q["stream"], q["seq_raw"])] += 1
     return result
 
 
@@ -183,27 +195,20 @@ def quick_timer_copies(pcap, from_sender):
     packet of the receiver in between (no ACK released it, so its timer
     did), no loss signal (not a fast retransmission), and no recovery under
     way (its previous packet was no copy: not the retransmissions that
-    follow a timeout).  On a LAN path the
-    probe fires 2 SRTT after the last segment, a few milliseconds when the
-    receiver was slow to acknowledge: the kernel counts it, and by spec
-    section 3 it ends no stall."""
-    out = tshark_runner.run(["-r", tshark_runner.readable(pcap), "-Y", "tcp",
-                             "-T", "fields", "-e", "tcp.stream", "-e", "tcp.srcport", "-e", "frame.time_epoch",
-                             "-e", "tcp.seq", "-e", "tcp.nxtseq", "-e", "tcp.analysis.retransmission",
-                             "-e", "tcp.analysis.spurious_retransmission",
-                             "-e", "tcp.analysis.fast_retransmission"]).stdout
+    follow a timeout).  On a LAN path the probe fires 2 SRTT after the last
+    segment, a few milliseconds when the receiver was slow to acknowledge:
+    the kernel counts it, and by spec section 3 it ends no stall."""
     last, highest, quick = {}, collections.Counter(), 0
-    for line in out.splitlines():
-        stream, sport, t, seq, nxt, retx, spurious, fast = (line.split("\t") + [""] * 8)[:8]
-        mine = from_sender(sport)
+    for q in tcp_packets(pcap):
+        stream, mine, t = q["stream"], from_sender(q["sport"]), float(q["time"])
         prev = last.get(stream)
-        copy = bool(retx or spurious)
-        if mine and copy and not fast and nxt and prev and prev[0] and not prev[2] and \
-                int(nxt) == highest[stream] and float(t) - prev[1] < MIN_STALL_S:
+        copy = bool(q["retx"] or q["spurious"])
+        if mine and copy and not q["fast"] and q["nxt"] and prev and prev[0] and not prev[2] and \
+                int(q["nxt"]) == highest[stream] and t - prev[1] < MIN_STALL_S:
             quick += 1
-        if mine and nxt:
-            highest[stream] = max(highest[stream], int(nxt))
-        last[stream] = (mine, float(t), copy)
+        if mine and q["nxt"]:
+            highest[stream] = max(highest[stream], int(q["nxt"]))
+        last[stream] = (mine, t, copy)
     return quick
 
 
