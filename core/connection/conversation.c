@@ -188,8 +188,9 @@ static void place_late_sender_packet(tapo_endpoint *self, const tapo_packet *p, 
 
 /* ---- the packet through both endpoints -------------------------------- */
 
-/* p goes through its sender (self) and its receiver (peer), once. */
-static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
+/* p goes through its sender (self) and its receiver (peer), once; true when
+ * it asks the peer something new (a request). */
+static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
                         const tapo_view_gap gaps[2], bool acked_before, const tapo_config *cfg,
                         tapo_tx_info *tx, tapo_rx_info *rx)
 {
@@ -205,6 +206,9 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         .away = g->distance.away,
         .at_receiver = g->distance.at_receiver,
         .unseen_packets = tapo_endpoint_count_unseen(self, p, cfg->rto_min_s),
+        /* A request seemingly on its way had arrived if p acknowledges it:
+         * an ACK says exactly what its sender had received. */
+        .request_on_way = g->clock.request_on_way && !tapo_sender_acked_all(&peer->tx, p),
     };
     tapo_endpoint_note_peer_packet(peer);
     /* p acknowledging the peer's data the capture never saw (one direction
@@ -219,6 +223,7 @@ static void pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
                        (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
     note_rtt(c, self, peer, p, rx, acked_before, cfg);
+    return new_payload;
 }
 
 /* ---- possible stalls -------------------------------------------------- */
@@ -476,7 +481,8 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     bool acked_before = silent_past_timer(peer, p);
     tapo_tx_info tx;
     tapo_rx_info rx;
-    pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
+    /* On the peer's timeline p is a request when it asks something new. */
+    gaps[tapo_peer_of(p->from)].on_clock.asks = pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);

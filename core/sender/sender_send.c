@@ -361,7 +361,11 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
     tapo_sender_note_segment(s, p->payload_len);
     if (p->payload_len > 0 || syn) {
         s->sent_payload = s->sent_payload || p->payload_len > 0;
-        s->request_pending = false;
+        /* Away from the sender, a request the capture saw first may have
+         * reached the sender only after this packet left (they crossed):
+         * it is still pending, as the sender saw it, unless the sender
+         * closes (tapo_sender_peer_spoke). */
+        s->request_pending = ctx->request_on_way && !fin && !s->fin_sent;
     }
     if (is_window_probe(s, p, start, first)) {
         if (first)   /* a keep-alive's byte lies below what the peer acknowledged */

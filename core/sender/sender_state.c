@@ -321,6 +321,14 @@ bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
     return ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
 }
 
+bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p)
+{
+    if (!p->header_valid || !(p->flags & TAPO_TCP_ACK) || !s->anchored)
+        return false;
+    tapo_seqspace space = s->seq;
+    return tapo_seq_offset(&space, p->ack_raw) >= s->snd_nxt;
+}
+
 /* A request is what the sender can still answer: new payload (a copy of an
  * answered request, a keep-alive or a window probe asks nothing), before
  * the sender's own FIN. */

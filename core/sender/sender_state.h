@@ -129,6 +129,7 @@ typedef struct tapo_send_context {
     bool away;                    /* the capture point is not at the sender: its packets can be lost before it */
     bool at_receiver;             /* it is at the receiver: what it saw arrive, the receiver had */
     tapo_opt_count unseen_packets;/* sender packets never captured since the previous one seen (IP IDs) */
+    bool request_on_way;          /* a request of the receiver's was still on its way to the sender: the packet crossed it and answers nothing */
 } tapo_send_context;
 
 /* What one of the sender's own packets was. */
@@ -254,6 +255,10 @@ bool tapo_sender_outstanding(const tapo_sender *s);
 /* Whether p (the peer's) acknowledges data of the sender's the capture
  * never saw. */
 bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p);
+
+/* Whether p (the peer's) acknowledges everything the sender has sent: its
+ * sender had received it all when it sent p. */
+bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p);
 
 /* The peer sent payload the capture never saw (its ACK says so): a request
  * for the sender, as tapo_sender_on_receive would note it. */

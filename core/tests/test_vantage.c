@@ -236,6 +236,53 @@ static void test_bare_ack_that_releases_data(void)
     }
 }
 
+/* Capture at the client: a server segment seen less than a round trip after
+ * the client's new request left the server before the request reached it
+ * (its ACK says so), so the request is still pending when the server
+ * pauses, and the server's next data is the first of its answer.  A server
+ * segment that acknowledges the request, or comes a round trip later,
+ * answered it: the pause is then in the middle of the answer. */
+static void test_crossing_request(void)
+{
+    static const struct {
+        double t;                  /* when the server segment is seen, seconds */
+        bool acks_request;         /* its ACK covers the request */
+        tapo_cause expected;       /* of the server's data after the pause */
+    } cases[] = {
+        { 1.03, false, TAPO_CAUSE_DATA_UNAVAILABLE },    /* crossed it */
+        { 1.03, true, TAPO_CAUSE_RESOURCE_CONSTRAINT },  /* had it: the ACK proves it */
+        { 1.15, true, TAPO_CAUSE_RESOURCE_CONSTRAINT },  /* a round trip later */
+    };
+    /* A request sent twice gives no round-trip sample (Karn) to place the
+     * server's segment by: only its ACK shows the request had arrived. */
+    for (int resent = 0; resent < 2; resent++) {
+        tb b;
+        receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+        uint32_t done = 1 + 4 * MSS;
+        tb_data(&b, CLIENT, 0.7, 1 + REQ, 50, done);
+        tb_data(&b, CLIENT, 1.0, 1 + REQ, 50, done);
+        tb_data(&b, SERVER, 1.03, done, 100, 1 + REQ + (resent ? 50 : 0));
+        tb_ack(&b, CLIENT, 1.03005, done + 100, 1 + REQ + 50, WIN);
+        uint32_t answer = tb_data(&b, SERVER, 1.6, done + 100, MSS, 1 + REQ + 50);
+        tapo_verdict v = tb_verdict(&b, answer, true);
+        g_assert_cmpint(v.cause, ==, resent ? TAPO_CAUSE_RESOURCE_CONSTRAINT : TAPO_CAUSE_DATA_UNAVAILABLE);
+        tb_free(&b);
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        tb b;
+        receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+        uint32_t done = 1 + 4 * MSS;
+        tb_data(&b, CLIENT, 1.0, 1 + REQ, 50, done);
+        uint32_t ack = 1 + REQ + (cases[i].acks_request ? 50 : 0);
+        tb_data(&b, SERVER, cases[i].t, done, 100, ack);
+        tb_ack(&b, CLIENT, cases[i].t + 0.00005, done + 100, 1 + REQ + 50, WIN);
+        uint32_t answer = tb_data(&b, SERVER, 1.6, done + 100, MSS, 1 + REQ + 50);
+        tapo_verdict v = tb_verdict(&b, answer, true);
+        g_assert_cmpint(v.cause, ==, cases[i].expected);
+        tb_free(&b);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -247,5 +294,6 @@ int main(int argc, char **argv)
     g_test_add_func("/vantage/receiver-side-round-trip", test_receiver_side_round_trip);
     g_test_add_func("/vantage/receiver-side-unseen-losses", test_receiver_side_unseen_losses);
     g_test_add_func("/vantage/bare-ack-that-releases-data", test_bare_ack_that_releases_data);
+    g_test_add_func("/vantage/crossing-request", test_crossing_request);
     return g_test_run();
 }

@@ -34,6 +34,7 @@ static bool read_simply(const tapo_sender_clock *k, const tapo_clock_packet *p, 
     r->prev_frame = k->latest_frame;
     double since = k->peer_ring.count ? k->peer_latest_s : (k->started ? k->first_s : t_s);
     r->silence_s = t_s > since ? t_s - since : 0.0;
+    r->request_on_way = false;
     return true;
 }
 
@@ -50,6 +51,7 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
     double prev = 0.0;
     tapo_opt_s last_peer = tapo_opt_s_none();
     uint32_t prev_frame = 0;
+    bool request_on_way = false;
     if (k->has_own) {
         found = true;
         prev = k->own_s;
@@ -57,8 +59,10 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
     }
     for (unsigned i = 0; i < k->peer_ring.count; i++) {
         const tapo_clock_peer *q = &k->peers[i];
-        if (q->t_s > received_by || (in_flight_s > 0.0 && (newer_than_echo(q, p) || unheard(q, p))))
+        if (q->t_s > received_by || (in_flight_s > 0.0 && (newer_than_echo(q, p) || unheard(q, p)))) {
+            request_on_way = request_on_way || q->asks;
             continue;   /* still on its way to the sender */
+        }
         if (!last_peer.known || q->t_s > last_peer.s)
             last_peer = tapo_opt_s_of(q->t_s);
         if (!found || q->t_s > prev) {
@@ -72,9 +76,11 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
          * also when the file went back in time. */
         r->gap_s = k->started && t_s > k->latest_s ? t_s - k->latest_s : 0.0;
         r->prev_frame = k->latest_frame;
+        r->request_on_way = false;
     } else {
         r->gap_s = t_s > prev ? t_s - prev : 0.0;
         r->prev_frame = prev_frame;
+        r->request_on_way = request_on_way;
     }
     double since = last_peer.known ? last_peer.s : (k->started ? k->first_s : t_s);
     r->silence_s = t_s > since ? t_s - since : 0.0;
@@ -114,7 +120,7 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
     bool drops_latest = k->peer_ring.count == TAPO_CLOCK_PEER_RECENT &&
                         k->peers[k->peer_ring.next].t_s == k->peer_latest_s;
     k->peers[tapo_ring_push(&k->peer_ring, TAPO_CLOCK_PEER_RECENT)] =
-        (tapo_clock_peer){ t_s, frame, p->has_ts, p->tsval };
+        (tapo_clock_peer){ t_s, frame, p->has_ts, p->asks, p->tsval };
     if (k->peer_ring.count == 1 || t_s >= k->peer_latest_s) {
         k->peer_latest_s = t_s;
     } else if (drops_latest) {

@@ -32,6 +32,7 @@ typedef struct tapo_clock_peer {
     double t_s;                       /* sender time, seconds */
     uint32_t frame;
     bool has_ts;                      /* it carried a TSval */
+    bool asks;                        /* it carried a request: payload the sender never had */
     uint32_t tsval;
 } tapo_clock_peer;
 
@@ -53,6 +54,7 @@ typedef struct tapo_clock_reading {
     double gap_s;                     /* since the previous packet, seconds, never negative */
     uint32_t prev_frame;              /* that packet; 0 when none */
     double silence_s;                 /* since the latest receiver packet the sender had, seconds (since the first packet when none) */
+    bool request_on_way;              /* the sender's packets: a receiver request was still on its way to it (the two crossed) */
 } tapo_clock_reading;
 
 /* A packet on the clock: its sender time, who sent it, and for the
@@ -60,6 +62,7 @@ typedef struct tapo_clock_reading {
 typedef struct tapo_clock_packet {
     double t_s;                       /* sender time, seconds */
     bool own;                         /* sent by the sender */
+    bool asks;                        /* the receiver's packets: a request (payload the sender never had) */
     uint32_t frame;
     bool has_ts;                      /* it carries TCP timestamps */
     uint32_t tsval;                   /* its TSval */
