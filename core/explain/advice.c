@@ -21,6 +21,9 @@ static const char fin_unanswered[] =
 static const char reset_after_retries[] =
     "{sender} reset the connection {duration} after its last retransmission, none of them answered: "
     "{receiver} may be gone, or the path between them lost everything";
+static const char close_after_retries[] =
+    "{sender} closed the connection {duration} after its last retransmission, none of them answered: "
+    "{receiver} may be gone, or the path between them lost everything";
 static const char idle_close_by_sender[] =
     "{sender} closed the connection after {duration} idle: nothing was pending, nothing to fix in TCP";
 static const char unseen_idle_close_by_sender[] =
@@ -75,7 +78,7 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return from == tapo_conv_client(sum, &basis) ? syn_unanswered : syn_ack_unanswered;
     }
     if (cur->dir == TAPO_DIR_OUT && cur->gives_up)
-        return reset_after_retries;
+        return cur->rst ? reset_after_retries : close_after_retries;
     if (cur->dir == TAPO_DIR_OUT && cur->retransmission && cur->fin && !cur->payload)
         return fin_unanswered;
     if (v->cause == TAPO_CAUSE_CLIENT_IDLE && (cur->fin || cur->rst))

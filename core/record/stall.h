@@ -50,7 +50,7 @@ typedef struct tapo_cur {
     bool unseen_resent;             /* with reveals_data: the receiver's D-SACK of that data proves the sender sent it
                                        twice in the gap, a retransmission the capture never saw */
     uint64_t unseen_bytes;          /* sender data sent in the gap that the capture never saw (before cur, or acknowledged by it), bytes */
-    bool gives_up;                  /* the sender's reset after unanswered timer copies: classified as the chain's next copy */
+    bool gives_up;                  /* the sender's reset or bare FIN after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
     tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */
     tapo_trigger trigger;           /* trigger of this transmission */

@@ -155,7 +155,7 @@ typedef struct tapo_tx_info {
     uint32_t arrived_frame;       /* then: that copy's frame; 0 not captured */
     bool has_ts;                  /* the packet carried a TSval: */
     uint32_t tsval;               /* then: it */
-    bool gives_up;                /* a reset after unanswered timer copies of the head: the chain's end (retx fields describe the head) */
+    bool gives_up;                /* a reset or bare FIN after unanswered timer copies of the head: the chain's end (retx fields describe the head) */
     uint32_t segs_sent_after;     /* segments above the retransmitted range */
     uint64_t data_offset;         /* payload bytes before the packet's first byte */
     /* What the packet revealed about the sender at the stall's start, when

@@ -232,6 +232,26 @@ static void test_ack_delay(void)
     g_assert_true(g_str_has_prefix(line, "1.5 ack-delay: "));
 }
 
+/* The sender giving up after unanswered timer copies carries the chain's
+ * cause; its decision line says how it gave up: a reset, or a FIN (the
+ * application closing while the timer still ran). */
+static void test_give_up(void)
+{
+    tapo_snapshot s; tapo_facts f;
+    base(&s, &f);
+    s.cur.retransmission = false;
+    s.cur.gives_up = true;
+    s.cur.retrans_count = 2;
+    char line[TAPO_RULE_LINE_MAX];
+    for (int rst = 0; rst < 2; rst++) {
+        s.cur.rst = rst;
+        s.cur.fin = !rst;
+        g_assert_cmpint(cause_of(&s, &f), ==, TAPO_CAUSE_T_DOUBLE);
+        tapo_classify_explain(&s, &f, &cfg, line);
+        g_assert_nonnull(strstr(line, rst ? "reset the connection" : "closed the connection"));
+    }
+}
+
 static void test_large_dupthres(void)
 {
     tapo_snapshot s; tapo_facts f;
@@ -432,6 +452,7 @@ int main(int argc, char **argv)
     g_test_add_func("/classifier/small-rwnd-scale", test_small_rwnd_needs_known_scale);
     g_test_add_func("/classifier/continuous-loss", test_continuous_loss);
     g_test_add_func("/classifier/ack-delay", test_ack_delay);
+    g_test_add_func("/classifier/give-up", test_give_up);
     g_test_add_func("/classifier/large-dupthres", test_large_dupthres);
     g_test_add_func("/classifier/retrans-undetermined", test_retransmission_undetermined);
     g_test_add_func("/classifier/handshake-receiver-retrans", test_handshake_and_receiver_retransmissions);
