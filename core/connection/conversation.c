@@ -297,6 +297,8 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .reveals_data = s != p->from && rx->revealed_bytes > 0,
             .revealed_bytes = s != p->from ? rx->revealed_bytes : 0,
             .reveals_resent = s != p->from && rx->revealed_resent,
+            .refill_hole_frame = s != p->from ? rx->refill_hole_frame : 0,
+            .refill_sacked = s != p->from ? rx->refill_sacked : 0,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),

@@ -120,6 +120,21 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
         tapo_cur_reveals proof = tapo_unseen_copy_proof(in->frame);
         tapo_facts_add_cur(facts, &proof);
     }
+    /* That data filled a hole the receiver had reported below data it
+     * SACKed before the gap: the original was lost, the sender resent it
+     * in the gap (a copy the capture never saw, its loss signal that
+     * report).  At the stall's start the hole and the SACKed segments
+     * were outstanding. */
+    cur->unseen_refill = cur->reveals_data && !cur->unseen_resent && in->refill_hole_frame != 0;
+    if (cur->unseen_refill) {
+        cur->retrans_count = 1;
+        cur->loss_signal_frame = in->refill_hole_frame;
+        cur->segs_sent_after = in->refill_sacked;
+        snap->packets_out = 1 + in->refill_sacked;
+        snap->sacked_out = in->refill_sacked;
+        snap->holes = 1;
+        snap->inferred = (snap->inferred & ~TAPO_INFERRED_DELAY_UNSEEN) | TAPO_INFERRED_ORIGINAL_LOST;
+    }
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;

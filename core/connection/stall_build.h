@@ -39,6 +39,8 @@ typedef struct tapo_cur_input {
     bool reveals_data;            /* from the peer: it acknowledged sender data the capture never saw */
     uint64_t revealed_bytes;      /* from the peer: that much, bytes */
     bool reveals_resent;          /* from the peer: its D-SACK shows the sender sent the start of them twice */
+    uint32_t refill_hole_frame;   /* from the peer: they fill a hole it had reported in that frame (a copy); 0: no */
+    uint32_t refill_sacked;       /* segments it had SACKed above that hole, count */
     bool away;                    /* the capture point is away from the sender */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */

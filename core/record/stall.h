@@ -49,6 +49,8 @@ typedef struct tapo_cur {
     bool reveals_data;              /* from the receiver: it acknowledged sender data the capture never saw, sent in the gap */
     bool unseen_resent;             /* with reveals_data: the receiver's D-SACK of that data proves the sender sent it
                                        twice in the gap, a retransmission the capture never saw */
+    bool unseen_refill;             /* with reveals_data: that data fills a hole the receiver had reported below data it
+                                       SACKed before the gap: a copy of a lost original, sent in the gap, unseen */
     uint64_t unseen_bytes;          /* sender data sent in the gap that the capture never saw (before cur, or acknowledged by it), bytes */
     bool gives_up;                  /* the sender's reset or bare FIN after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */

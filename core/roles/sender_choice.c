@@ -42,16 +42,28 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
         }
     }
     if (!sum->initiator.known) {
-        /* No handshake: the heavier sender so far; on a tie the server by
-         * its port, else the endpoint that received the first packet seen
-         * (usually the server). */
+        /* No handshake: the server by its port stands in for the
+         * responder, with the same rule as below (a client that sent a
+         * little more than its answers, requests, is no upload); without
+         * one, the heavier sender so far, on a tie the endpoint that
+         * received the first packet seen (usually the server). */
+        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+        if (server.known) {
+            int client = tapo_peer_of(server.e);
+            if (sum->payload_bytes[client] > sum->payload_bytes[server.e] &&
+                sum->payload_bytes[client] >= TAPO_SENDER_SWITCH_BYTES) {
+                *basis = TAPO_BASIS_DATA;
+                return client;
+            }
+            *basis = sum->payload_bytes[server.e] > 0 ? TAPO_BASIS_DATA : TAPO_BASIS_PORTS;
+            return server.e;
+        }
         if (bytes0 != bytes1) {
             *basis = TAPO_BASIS_DATA;
             return bytes0 > bytes1 ? 0 : 1;
         }
         *basis = TAPO_BASIS_DEFAULT;
-        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
-        return server.known ? server.e : 1;
+        return 1;
     }
     /* The responder, unless the initiator has sent more, and enough to be
      * more than a request: an upload. */

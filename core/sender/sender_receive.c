@@ -146,10 +146,40 @@ static void reveal_unseen_data(tapo_sender *s, const tapo_packet *p, int64_t ack
         int64_t right = tapo_seq_offset(&space, p->sack_right_raw[0]);
         rx->revealed_resent = is_dsack(p, 0, left, right, ack, s) && left <= from && from < right;
     }
+    /* They start a hole the peer had reported below data it had SACKed:
+     * that data was sent after the hole's original (a sender sends new
+     * data in order) and arrived first, so the original was lost and these
+     * bytes are a copy (spec rule 1; section 8: the SACK is the proof). */
+    if (s->unseen_hole_frame && from <= s->unseen_hole_from && s->unseen_hole_from < ack && !rx->revealed_resent) {
+        rx->refill_hole_frame = s->unseen_hole_frame;
+        rx->refill_sacked = s->unseen_hole_sacked;
+    }
+    s->unseen_hole_frame = 0;
     s->payload_bytes += rx->revealed_bytes;
     s->sent_payload = true;
     s->request_pending = false;
     tapo_hs_new_data(&s->hs);
+}
+
+/* A SACK block above everything acknowledged, all of it data the capture
+ * never saw: the peer reports a hole there (kept until an ACK reveals
+ * data). */
+static void note_unseen_hole(tapo_sender *s, const tapo_packet *p, int64_t ack)
+{
+    if (s->unseen_hole_frame || !s->anchored || ack < s->snd_nxt)
+        return;
+    tapo_seqspace space = s->seq;   /* read only */
+    for (unsigned i = 0; i < p->sack_count; i++) {
+        int64_t left = tapo_seq_offset(&space, p->sack_left_raw[i]);
+        int64_t right = tapo_seq_offset(&space, p->sack_right_raw[i]);
+        if (left > s->snd_nxt && right > left && right - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT &&
+            !is_dsack(p, i, left, right, ack, s)) {
+            s->unseen_hole_frame = p->frame;
+            s->unseen_hole_from = s->snd_nxt;
+            s->unseen_hole_sacked = tapo_segments(right - left, tapo_sender_mss(s));
+            return;
+        }
+    }
 }
 
 /* RFC 5681: same ACK, no data, no window change, data outstanding. */
@@ -265,6 +295,7 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
      * would leave the bytes below it untracked, and no hole to show. */
     if (ack > s->snd_nxt)
         reveal_unseen_data(s, p, ack, rx);
+    note_unseen_hole(s, p, ack);
     bool dupack = false;
     if (acks_nothing(s, p, ack))
         rx->rtt_from = rx->rtt_to = ack;   /* no sample */

@@ -114,6 +114,11 @@ typedef struct tapo_sender {
     bool sack_seen;               /* the peer has sent SACK blocks */
     bool fin_sent;                /* this endpoint sent its FIN */
     bool capture_missed;          /* the capture missed some of its data (the peer acknowledged data never seen, or a gap in the sequence at the sender) */
+    /* A hole the peer reported in data the capture never saw: a SACK block
+     * above everything acknowledged and seen. */
+    uint32_t unseen_hole_frame;   /* the peer's packet that first reported it; 0: none */
+    uint32_t unseen_hole_sacked;  /* segments that packet SACKed above it, count */
+    int64_t unseen_hole_from;     /* the hole's start, stream offset */
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 
@@ -187,6 +192,8 @@ typedef struct tapo_rx_info {
     bool window_opened;           /* it opened the window that was closed (below one MSS) */
     uint64_t revealed_bytes;      /* it acknowledged this much of the sender's payload the capture never saw, bytes */
     bool revealed_resent;         /* its D-SACK covers the first of those bytes: the sender sent them twice, unseen */
+    uint32_t refill_hole_frame;   /* those bytes fill a hole the peer reported there (frame) before: sent again, unseen; 0: no */
+    uint32_t refill_sacked;       /* segments SACKed above that hole when it was reported, count */
 } tapo_rx_info;
 
 void tapo_sender_init(tapo_sender *s);

@@ -454,6 +454,33 @@ static void test_dsack_of_unseen_response(void)
     }
 }
 
+/* A capture of the client's packets only: its ACKs reveal the response.
+ * It SACKs segments 5 and 6 above a hole at segment 4, and 1 s later an
+ * ACK fills the hole: segment 4's original was sent before 5 and 6 (in
+ * order) and arrived after them, so it was lost and the server resent it
+ * in the gap, unseen: a retransmission stall, its loss signal the SACK
+ * (small-cwnd: 3 segments outstanding, 2 of them SACKed; more data
+ * followed).  Without the SACK nothing shows a loss: new data after a
+ * pause, resource-constraint. */
+static void test_unseen_copy_fills_reported_hole(void)
+{
+    for (int sacked = 0; sacked < 2; sacked++) {
+        tb b;
+        start(&b, 5000000);
+        request(&b, 0.1001);
+        client_ack(&b, 0.25, SEG(4));
+        uint32_t report = sacked ? tb_sack(&b, CLIENT, 0.26, SEG(4), 1 + REQ, WIN, SEG(5), SEG(7))
+                                 : client_ack(&b, 0.26, SEG(4));
+        uint32_t fill = client_ack(&b, 1.3, SEG(7));
+        client_ack(&b, 1.31, SEG(9));
+        tapo_verdict v = tb_verdict(&b, fill, true);
+        g_assert_cmpint(v.cause, ==, sacked ? TAPO_CAUSE_SMALL_CWND : TAPO_CAUSE_RESOURCE_CONSTRAINT);
+        g_assert_cmpint(v.retransmission, ==, sacked);
+        g_assert_cmpuint(v.view->snap.cur.loss_signal_frame, ==, sacked ? report : 0);
+        tb_free(&b);
+    }
+}
+
 /* A response answered and acknowledged, then, 1.2 s later, the client's
  * ACK of one more sequence number the capture never saw: the server's FIN
  * (a FIN occupies one), the server closing an idle connection
@@ -718,6 +745,25 @@ static void test_sender_preference(void)
     tb_free(&b);
 }
 
+/* Without a handshake the server its port names stands in for the
+ * responder: the client (a little more data: requests) is the sender only
+ * once it sent more, and at least 4 KB (an upload).  With no port rule,
+ * the heavier sender. */
+static void test_port_stands_in_for_handshake(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tapo_basis basis;
+    tapo_conv_summary sum = { .payload_bytes = { 464, 390 }, .port = { 55684, 443 } };
+    g_assert_cmpint(tapo_conv_sender(&sum, &b.cfg, NULL, &basis), ==, 1);
+    sum.payload_bytes[0] = 10000;
+    g_assert_cmpint(tapo_conv_sender(&sum, &b.cfg, NULL, &basis), ==, 0);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DATA);
+    sum = (tapo_conv_summary){ .payload_bytes = { 464, 390 }, .port = { 40000, 50000 } };
+    g_assert_cmpint(tapo_conv_sender(&sum, &b.cfg, NULL, &basis), ==, 0);
+    tb_free(&b);
+}
+
 /* tau is a preference: with tau = 3 a 0.25 s gap is no stall any more
  * (threshold min(0.2994, 0.2998)). */
 static void test_tau_preference(void)
@@ -807,6 +853,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/tail", test_tail);
     g_test_add_func("/conversation/silence-is-no-rtt-sample", test_silence_is_no_rtt_sample);
     g_test_add_func("/conversation/dsack-of-unseen-response", test_dsack_of_unseen_response);
+    g_test_add_func("/conversation/unseen-copy-fills-reported-hole", test_unseen_copy_fills_reported_hole);
     g_test_add_func("/conversation/unseen-fin", test_unseen_fin);
     g_test_add_func("/conversation/tail-across-wrap", test_tail_across_wrap);
     g_test_add_func("/conversation/t-double", test_t_double);
@@ -831,6 +878,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/mid-connection", test_mid_connection);
     g_test_add_func("/conversation/mid-connection-dupacks", test_mid_connection_dupacks);
     g_test_add_func("/conversation/sender-preference", test_sender_preference);
+    g_test_add_func("/conversation/port-stands-in-for-handshake", test_port_stands_in_for_handshake);
     g_test_add_func("/conversation/tau-preference", test_tau_preference);
     g_test_add_func("/conversation/dsack-above-ack", test_dsack_above_ack);
     g_test_add_func("/conversation/state-bounded", test_state_bounded);

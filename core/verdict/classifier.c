@@ -96,6 +96,11 @@ static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
         note(tr, "the receiver resent its own data");
         return true;
     }
+    if (cur->dir == TAPO_DIR_IN && cur->unseen_refill) {
+        note(tr, "the receiver's ACK fills a hole below data it had SACKed before the gap: the original was lost and "
+                 "the sender sent it again in the gap, unseen");
+        return true;
+    }
     if (cur->dir == TAPO_DIR_IN && cur->unseen_resent) {
         note(tr, "the receiver's ACK D-SACKs the sender's data the capture never saw: the sender sent it twice "
                  "in the gap");
