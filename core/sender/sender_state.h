@@ -89,11 +89,16 @@ typedef struct tapo_sender {
     double peer_last_seen_s;      /* when the capture saw the peer's latest packet, seconds; 0 none */
     int64_t data_start;           /* stream offset of the first payload byte */
     uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */
+    /* A hole the peer reported in data the capture never saw (a SACK block
+     * above everything acknowledged and seen), kept in padding: */
+    uint32_t unseen_hole_frame;   /* the peer's packet that first reported it; 0: none */
     tapo_scoreboard sb;
     tapo_hindsight hs;
     tapo_ca_state ca_state;
+    uint32_t unseen_hole_sacked;  /* segments that packet SACKed above the hole, count */
     int64_t recovery_point;       /* snd_nxt when Recovery or Loss began, stream offset */
     uint32_t dupthres;            /* duplicate-ACK threshold, segments */
+    int32_t unseen_hole_at;       /* the hole's start, bytes above data_start (the low 32 bits: a hole is checked only against the next revealed data) */
     uint64_t dupacks;             /* duplicate ACKs received, running count */
     uint64_t dupacks_at_advance;  /* value of dupacks when snd_una last advanced */
     uint64_t tx_order_at_advance; /* value of tx_order then */
@@ -114,11 +119,6 @@ typedef struct tapo_sender {
     bool sack_seen;               /* the peer has sent SACK blocks */
     bool fin_sent;                /* this endpoint sent its FIN */
     bool capture_missed;          /* the capture missed some of its data (the peer acknowledged data never seen, or a gap in the sequence at the sender) */
-    /* A hole the peer reported in data the capture never saw: a SACK block
-     * above everything acknowledged and seen. */
-    uint32_t unseen_hole_frame;   /* the peer's packet that first reported it; 0: none */
-    uint32_t unseen_hole_sacked;  /* segments that packet SACKed above it, count */
-    int64_t unseen_hole_from;     /* the hole's start, stream offset */
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 
