@@ -29,6 +29,13 @@ static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, 
     return false;
 }
 
+/* The client sent more than the server, and enough to be more than a
+ * request: an upload, the client is the data sender. */
+static bool is_upload(uint64_t client_bytes, uint64_t server_bytes)
+{
+    return client_bytes > server_bytes && client_bytes >= TAPO_SENDER_SWITCH_BYTES;
+}
+
 /* The endpoint whose data the connection is about (the paper's server). */
 static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *rec, tapo_basis *basis)
 {
@@ -50,8 +57,7 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
         tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
         if (server.known) {
             int client = tapo_peer_of(server.e);
-            if (sum->payload_bytes[client] > sum->payload_bytes[server.e] &&
-                sum->payload_bytes[client] >= TAPO_SENDER_SWITCH_BYTES) {
+            if (is_upload(sum->payload_bytes[client], sum->payload_bytes[server.e])) {
                 *basis = TAPO_BASIS_DATA;
                 return client;
             }
@@ -70,7 +76,7 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
     int initiator = sum->initiator.e, responder = tapo_peer_of(initiator);
     uint64_t responder_bytes = sum->payload_bytes[responder];
     uint64_t initiator_bytes = sum->payload_bytes[initiator];
-    if (initiator_bytes > responder_bytes && initiator_bytes >= TAPO_SENDER_SWITCH_BYTES) {
+    if (is_upload(initiator_bytes, responder_bytes)) {
         *basis = TAPO_BASIS_DATA;
         return initiator;
     }

@@ -150,9 +150,12 @@ static void reveal_unseen_data(tapo_sender *s, const tapo_packet *p, int64_t ack
      * that data was sent after the hole's original (a sender sends new
      * data in order) and arrived first, so the original was lost and these
      * bytes are a copy (spec rule 1; section 8: the SACK is the proof). */
-    if (s->unseen_hole_frame && (int32_t)(from - s->data_start) == s->unseen_hole_at && from < ack && !rx->revealed_resent) {
-        rx->refill_hole_frame = s->unseen_hole_frame;
-        rx->refill_sacked = s->unseen_hole_sacked;
+    if (s->unseen_hole_frame && !rx->revealed_resent) {
+        tapo_seqspace space = s->seq;   /* read only */
+        if (tapo_seq_offset(&space, s->unseen_hole_ack_raw) == from) {
+            rx->refill_hole_frame = s->unseen_hole_frame;
+            rx->refill_sacked = s->unseen_hole_sacked;
+        }
     }
     s->unseen_hole_frame = 0;
     s->payload_bytes += rx->revealed_bytes;
@@ -175,7 +178,7 @@ static void note_unseen_hole(tapo_sender *s, const tapo_packet *p, int64_t ack)
         if (left > s->snd_nxt && right > left && right - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT &&
             !is_dsack(p, i, left, right, ack, s)) {
             s->unseen_hole_frame = p->frame;
-            s->unseen_hole_at = (int32_t)(s->snd_nxt - s->data_start);
+            s->unseen_hole_ack_raw = p->ack_raw;   /* ack == snd_nxt here: revealed first */
             s->unseen_hole_sacked = tapo_segments(right - left, tapo_sender_mss(s));
             return;
         }

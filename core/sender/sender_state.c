@@ -312,21 +312,27 @@ tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_pack
     return a ? tapo_opt_s_of(a->seen_s) : tapo_opt_s_none();
 }
 
-bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
+/* The peer's packet p acknowledges up to *ack (stream offset of the
+ * sender's data), read without moving the sender's sequence space. */
+static bool peer_ack(const tapo_sender *s, const tapo_packet *p, int64_t *ack)
 {
     if (!p->header_valid || !(p->flags & TAPO_TCP_ACK) || !s->anchored)
         return false;
     tapo_seqspace space = s->seq;
-    int64_t ack = tapo_seq_offset(&space, p->ack_raw);
-    return ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
+    *ack = tapo_seq_offset(&space, p->ack_raw);
+    return true;
+}
+
+bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
+{
+    int64_t ack;
+    return peer_ack(s, p, &ack) && ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
 }
 
 bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p)
 {
-    if (!p->header_valid || !(p->flags & TAPO_TCP_ACK) || !s->anchored)
-        return false;
-    tapo_seqspace space = s->seq;
-    return tapo_seq_offset(&space, p->ack_raw) >= s->snd_nxt;
+    int64_t ack;
+    return peer_ack(s, p, &ack) && ack >= s->snd_nxt;
 }
 
 /* A request is what the sender can still answer: new payload (a copy of an

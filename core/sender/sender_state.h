@@ -98,7 +98,7 @@ typedef struct tapo_sender {
     uint32_t unseen_hole_sacked;  /* segments that packet SACKed above the hole, count */
     int64_t recovery_point;       /* snd_nxt when Recovery or Loss began, stream offset */
     uint32_t dupthres;            /* duplicate-ACK threshold, segments */
-    int32_t unseen_hole_at;       /* the hole's start, bytes above data_start (the low 32 bits: a hole is checked only against the next revealed data) */
+    uint32_t unseen_hole_ack_raw; /* the hole's start: the acknowledgement number of the packet that reported it */
     uint64_t dupacks;             /* duplicate ACKs received, running count */
     uint64_t dupacks_at_advance;  /* value of dupacks when snd_una last advanced */
     uint64_t tx_order_at_advance; /* value of tx_order then */

@@ -74,14 +74,10 @@ static void note_rwnd(trace *tr, const tapo_snapshot *snap, uint32_t segments)
  * retransmission stall; the tree has no finer rule for it. */
 static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
 {
-    if (cur->dir == TAPO_DIR_OUT && cur->gives_up && cur->rst) {
-        note(tr, "the sender reset the connection when its timer expired again: it ends the chain of its "
-                 "unanswered retransmissions");
-        return true;
-    }
     if (cur->dir == TAPO_DIR_OUT && cur->gives_up) {
-        note(tr, "the sender closed the connection while it waited on its timer again: the FIN ends the chain of "
-                 "its unanswered retransmissions");
+        note(tr, "%s the chain of its unanswered retransmissions",
+             cur->rst ? "the sender reset the connection when its timer expired again: it ends"
+                      : "the sender closed the connection while it waited on its timer again: the FIN ends");
         return true;
     }
     if (cur->dir == TAPO_DIR_OUT && cur->retransmission) {
