@@ -144,15 +144,20 @@ def relay_evidence(name, pcap, sidecar):
                       and e["event"] in LOST and e["tx"] <= sent)
         got_through = sent > dropped
         spurious = tshark_runner.normalise_bool(spurious)
+        # What the relay did to this segment, for a failure's line: enough
+        # to tell a wrong verdict from a copy that began elsewhere.
+        seen = ["tx %s %s (%s bytes) at %s s" % (e["tx"], e["event"], e.get("len", "?"), e.get("t", "?"))
+                for e in log if e["conn"] == conn and e["dir"] == direction and e["seq"] == rel]
+        events = "; relay: %s" % (", ".join(seen) or "no event")
         if spurious and not got_through:
             problems.append("%s: frame %s: spurious (%s), but the relay dropped all %d earlier "
-                            "copies of segment %d" % (name, frame, cause, sent, rel))
+                            "copies of segment %d%s" % (name, frame, cause, sent, rel, events))
         if cause == "ack-delay" and not got_through:
             problems.append("%s: frame %s: ack-delay, but no earlier copy of segment %d got "
-                            "through" % (name, frame, rel))
+                            "through (%d earlier copies began there)%s" % (name, frame, rel, sent, events))
         if cause == "continuous-loss" and got_through:
             problems.append("%s: frame %s: continuous-loss, but an earlier copy of segment %d "
-                            "got through" % (name, frame, rel))
+                            "got through%s" % (name, frame, rel, events))
     return problems, checked
 
 

@@ -40,13 +40,18 @@ POSSIBLE, WHY_NOT = lab_possible()
 class LabReplay(unittest.TestCase):
     def test_every_scenario_reproduces_its_labels(self):
         out = tempfile.mkdtemp(prefix="tapo-lab-replay-")
+        agreed = False
         try:
             subprocess.run([sys.executable, LAB, "--out", out], check=True)
             subprocess.run(["chmod", "-R", "a+rX", out], check=True)
-            self.assertEqual(corpus_check.check_dir(out), 0,
-                             "a lab replay disagrees with its labels: see the FAIL lines above")
+            agreed = corpus_check.check_dir(out) == 0
+            self.assertTrue(agreed, "a lab replay disagrees with its labels: see the FAIL lines above; "
+                                    "its captures are kept in %s" % out)
         finally:
-            shutil.rmtree(out, ignore_errors=True)
+            # A disagreement is a fresh run nobody can make again: its
+            # captures, relay logs and labels stay for whoever reads why.
+            if agreed:
+                shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":
