@@ -282,6 +282,9 @@ class TrustPatterns(unittest.TestCase):
         stalls = self.stalls("p28_bare_ack_answered")
         self.assertEqual(stalls[0]["tapo.stall.cause"], "data-unavailable")
         self.assertEqual(stalls[0]["tapo.sender"].split()[0], "responder")
+        # The stall ends at the ACK, not at the answer: the hint says so
+        self.assertIn("with no answer ready, and answered only later", stalls[0]["tapo.stall.hint"])
+        self.assertNotIn("before answering", stalls[0]["tapo.stall.hint"])
 
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the

@@ -36,6 +36,13 @@ static const char delayed_ack[] =
     "lost: if the wait matters, have {receiver} acknowledge at once (Linux: TCP_QUICKACK; Windows: "
     "TcpAckFrequency) or {sender} send without waiting for the ACK (TCP_NODELAY)";
 
+/* data-unavailable ended by the sender's bare ACK of the request, its
+ * answer only later (hindsight): the gap is until that ACK, not the
+ * answer, so "waited before answering" would understate the wait. */
+static const char acked_before_answer[] =
+    "{sender} acknowledged the request {duration} after it, with no answer ready, and answered only later: "
+    "look at its application (processing, back ends, caches)";
+
 /* The longest a receiver may delay an ACK (RFC 1122 4.2.3.2), and the
  * shortest delayed-ACK timer (Linux's), seconds, with a little slack. */
 #define DELAYED_ACK_MAX_S 0.5
@@ -87,6 +94,8 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return unseen_idle_close_by_sender;
     if (is_delayed_ack(v))
         return delayed_ack;
+    if (v->cause == TAPO_CAUSE_DATA_UNAVAILABLE && cur->dir == TAPO_DIR_OUT && tapo_cur_is_bare_ack(cur))
+        return acked_before_answer;
     return tapo_cause_get(v->cause)->advice;
 }
 
