@@ -286,6 +286,12 @@ class TrustPatterns(unittest.TestCase):
         self.assertIn("with no answer ready, and answered only later", stalls[0]["tapo.stall.hint"])
         self.assertNotIn("before answering", stalls[0]["tapo.stall.hint"])
 
+    def test_p29_an_ack_proves_what_its_echo_does_not(self):
+        answer = [s for s in self.stalls("p29_ack_proves_what_an_echo_does_not")
+                  if float(s["tapo.stall.duration"]) > 0.1]
+        self.assertEqual([(s["tapo.stall.cause"], s["tapo.sender"].split()[0]) for s in answer],
+                         [("data-unavailable", "responder")])
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

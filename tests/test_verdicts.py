@@ -18,8 +18,8 @@ import verdict_set
 
 GOAL_DEVELOPMENT = 0.95
 GOAL_HIGH = 0.98
-GOAL_ALL, FLOOR_ALL = 0.95, 0.92
-GOAL_HELD_OUT, FLOOR_HELD_OUT = 0.90, 0.86
+GOAL_ALL, FLOOR_ALL = 0.95, 0.93
+GOAL_HELD_OUT, FLOOR_HELD_OUT = 0.90, 0.87
 # A vantage with fewer rows than this in a half says too little to hold a
 # goal to; its rows still count in the half's and the whole set's.
 MIN_ROWS = 10

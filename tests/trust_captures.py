@@ -705,6 +705,34 @@ def p28_bare_ack_answered():
     return f
 
 
+def p29_ack_proves_what_an_echo_does_not():
+    """At the client, 40 ms from the server (TCP timestamps): the client
+    sends a record, the server's next segment crosses it, and the client
+    acknowledges that segment with a second record 1.5 ms after the first
+    (a tick of its TSval clock later).
+    The server acknowledges both records at once, but echoes the first
+    one's TSval (RFC 7323 4.3: the segment at the left edge of what it had
+    not yet acknowledged sets the echo), and answers 150 ms later with the
+    same echo.  Its ACK proves it had the second record, and so the ACK of
+    its segment: nothing was outstanding, its 150 ms are think time
+    (data-unavailable), not a late ACK (packet-delay)."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.04, "client")
+    t = exchange(f, t + 0.05, 0.04, 4, "client")
+    t += 0.05
+    first = t
+    f.request(first, 80)
+    f.send(first + 0.0012, SERVER, 500, sent_at=first - 0.0188, heard_by=first - 0.05)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.request(first + 0.0015, 31)
+    # Sent by the server as the second record reached it; both echo the first record's TSval.
+    f.send(first + 0.0416, SERVER, 0, sent_at=first + 0.0216, heard_by=first)
+    f.send(first + 0.1916, SERVER, 300, sent_at=first + 0.1716, heard_by=first)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(first + 0.1917, CLIENT, 0)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

@@ -221,7 +221,8 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
      * copy of what it acknowledged asks nothing. */
     bool new_payload = p->payload_len > 0 && tx->kind != TAPO_TX_WINDOW_PROBE &&
                        (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
-    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload, rx);
+    tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload,
+                           tx->new_data, rx);
     note_rtt(c, self, peer, p, rx, acked_before, cfg);
     return new_payload;
 }
@@ -413,7 +414,7 @@ static void read_behind(const tapo_endpoint *self, const tapo_packet *p, const t
     if (!own->distance.away)
         return;
     tapo_acks_received acks;
-    tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts, p->tsecr,
+    tapo_sender_acks_received(&self->tx, own->time_s, own->on_clock.margin_s, own->on_clock.has_ts, p->tsecr, p,
                               &acks);
     tapo_sender_snapshot_behind(&self->tx, &acks, snap);
 }
@@ -484,7 +485,12 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     tapo_tx_info tx;
     tapo_rx_info rx;
     /* On the peer's timeline p is a request when it asks something new. */
-    gaps[tapo_peer_of(p->from)].on_clock.asks = pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
+    tapo_clock_packet *on_peer_clock = &gaps[tapo_peer_of(p->from)].on_clock;
+    on_peer_clock->asks = pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
+    /* The first copy of its data: the sender's ACK of it will prove p
+     * had reached it, whatever the sender's echo says (sender_clock.c). */
+    on_peer_clock->carried_data = tx.new_data;
+    on_peer_clock->data_end_raw = tapo_packet_end_raw(p);
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);

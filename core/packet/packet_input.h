@@ -53,4 +53,17 @@ typedef struct tapo_packet {
     bool zero_window_probe;      /* Wireshark flagged it as a zero-window probe */
 } tapo_packet;
 
+/* One past the sequence space p occupies (its payload, and its FIN), raw. */
+static inline uint32_t tapo_packet_end_raw(const tapo_packet *p)
+{
+    return p->seq_raw + p->payload_len + ((p->flags & TAPO_TCP_FIN) ? 1u : 0u);
+}
+
+/* An acknowledgement number covers the peer's sequence space up to
+ * end_raw (raw numbers, compared across the wrap). */
+static inline bool tapo_ack_covers(uint32_t ack_raw, uint32_t end_raw)
+{
+    return (int32_t)(ack_raw - end_raw) >= 0;
+}
+
 #endif /* TAPO_PACKET_INPUT_H */

@@ -113,7 +113,8 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
     tapo_sb_ack(&s->sb, ack, tapo_sender_mss(s), listener, &fb);
     s->snd_una = ack;
     s->una_advances[tapo_ring_push(&s->una_ring, TAPO_UNA_HISTORY)] =
-        (tapo_una_advance){ ack, p->time_s, p->frame, p->has_timestamps, p->tsval };
+        (tapo_una_advance){ .to = ack, .seen_s = p->time_s, .frame = p->frame, .has_ts = p->has_timestamps,
+                            .tsval = p->tsval };
     s->dupacks_at_advance = s->dupacks;
     s->tx_order_at_advance = s->tx_order;
     raise_dupthres(s, fb.reordering);
@@ -310,8 +311,25 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     remember_view(s, p, away);
 }
 
+/* The cumulative ACK that p advanced came with p's first copy of the
+ * peer's data (or FIN): the sender's own ACK of that data will prove that
+ * p, and so this ACK, had arrived (tapo_sender_acks_received).  A copy of
+ * data sent before proves less: an earlier copy, with an older ACK, may be
+ * the one that arrived. */
+static void note_ack_carrier(tapo_sender *s, const tapo_packet *p, bool first_copy)
+{
+    bool occupies = p->payload_len > 0 || (p->flags & TAPO_TCP_FIN);
+    if (!first_copy || !occupies || s->una_ring.count == 0)
+        return;
+    tapo_una_advance *a = &s->una_advances[tapo_ring_newest(&s->una_ring, TAPO_UNA_HISTORY, 0)];
+    if (a->frame != p->frame)
+        return;
+    a->carried_data = true;
+    a->data_end_raw = tapo_packet_end_raw(p);
+}
+
 void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, bool new_payload,
-                            tapo_rx_info *rx)
+                            bool first_copy, tapo_rx_info *rx)
 {
     memset(rx, 0, sizeof *rx);
     if (!p->header_valid)
@@ -333,6 +351,8 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
         tapo_sender_peer_spoke(s);
     s->peer_last_seen_s = p->time_s;
     tapo_hs_peer_answered(&s->hs);
-    if (p->flags & TAPO_TCP_ACK)
+    if (p->flags & TAPO_TCP_ACK) {
         process_ack(s, p, rto_s, away, rx);
+        note_ack_carrier(s, p, first_copy);
+    }
 }

@@ -200,8 +200,15 @@ static void sacks_received(const tapo_sender *s, double send_time_s, double marg
     }
 }
 
+/* own acknowledges the data that came with a: a had arrived. */
+static bool acked_by(const tapo_una_advance *a, const tapo_packet *own)
+{
+    return a->carried_data && own->header_valid && (own->flags & TAPO_TCP_ACK) &&
+           tapo_ack_covers(own->ack_raw, a->data_end_raw);
+}
+
 void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double margin_s,
-                               bool has_echo, uint32_t echo, tapo_acks_received *out)
+                               bool has_echo, uint32_t echo, const tapo_packet *own, tapo_acks_received *out)
 {
     bool known = false, missing = false;
     int64_t una = 0;
@@ -209,8 +216,10 @@ void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double 
     sacks_received(s, send_time_s, margin_s, has_echo, echo, out);
     for (unsigned k = 0; k < s->una_ring.count; k++) {
         const tapo_una_advance *a = &s->una_advances[k];
-        bool newer = has_echo && a->has_ts && (int32_t)(a->tsval - echo) > 0;
-        bool arrived = ack_had_arrived(a->seen_s, a->has_ts, a->tsval, send_time_s, margin_s, has_echo, echo);
+        bool proven = acked_by(a, own);
+        bool newer = !proven && has_echo && a->has_ts && (int32_t)(a->tsval - echo) > 0;
+        bool arrived = proven ||
+                       ack_had_arrived(a->seen_s, a->has_ts, a->tsval, send_time_s, margin_s, has_echo, echo);
         if (arrived && (!known || a->to > una)) {
             una = a->to;
             known = true;

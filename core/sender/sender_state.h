@@ -67,7 +67,9 @@ typedef struct tapo_una_advance {
     double seen_s;                /* when the capture saw the ACK, seconds */
     uint32_t frame;               /* the ACK's frame */
     bool has_ts;                  /* the ACK carried a TSval */
-    uint32_t tsval;               /* then: its TSval */
+    bool carried_data;            /* the ACK came with the peer's first copy of some data (or FIN)... */
+    uint32_t tsval;               /* with has_ts: its TSval */
+    uint32_t data_end_raw;        /* ...ending here (raw sequence number of the peer's space, FIN included) */
 } tapo_una_advance;
 
 typedef struct tapo_sender {
@@ -213,7 +215,7 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
  * new_payload: p carried payload the peer had not sent before (not a
  * keep-alive, a window probe or a copy). */
 void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, bool new_payload,
-                            tapo_rx_info *rx);
+                            bool first_copy, tapo_rx_info *rx);
 
 /* ---- what the rest of the analysis asks -------------------------------- */
 
@@ -299,9 +301,13 @@ typedef struct tapo_acks_received {
 } tapo_acks_received;
 
 /* The cumulative ACKs it had received are those seen by send_time_s +
- * margin_s whose TSval is not newer than its echo. */
+ * margin_s whose TSval is not newer than its echo, and those that came
+ * with the first copy of data that the packet (own) acknowledges: an ACK
+ * says exactly what its sender had received, while its echo may be older
+ * than the newest segment it had (RFC 7323 4.3: a receiver delaying its
+ * ACK echoes the segment at the left edge, not the latest). */
 void tapo_sender_acks_received(const tapo_sender *s, double send_time_s, double margin_s,
-                               bool has_echo, uint32_t echo, tapo_acks_received *out);
+                               bool has_echo, uint32_t echo, const tapo_packet *own, tapo_acks_received *out);
 
 /* Reads a snapshot taken before that packet with the snd_una it had. */
 void tapo_sender_snapshot_behind(const tapo_sender *s, const tapo_acks_received *acks,
