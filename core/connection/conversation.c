@@ -485,12 +485,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     tapo_tx_info tx;
     tapo_rx_info rx;
     /* On the peer's timeline p is a request when it asks something new. */
-    tapo_clock_packet *on_peer_clock = &gaps[tapo_peer_of(p->from)].on_clock;
-    on_peer_clock->asks = pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
-    /* The first copy of its data: the sender's ACK of it will prove p
-     * had reached it, whatever the sender's echo says (sender_clock.c). */
-    on_peer_clock->carried_data = tx.new_data;
-    on_peer_clock->data_end_raw = tapo_packet_end_raw(p);
+    gaps[tapo_peer_of(p->from)].on_clock.asks = pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);

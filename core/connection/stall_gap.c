@@ -33,7 +33,7 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
          * (a server keeps it for the connection): SYNs' echoes say nothing
          * of what had arrived. */
         .has_ts = p->header_valid && p->has_timestamps && !(p->flags & TAPO_TCP_SYN), .tsval = p->tsval,
-        .tsecr = p->tsecr, .has_ack = p->header_valid && (p->flags & TAPO_TCP_ACK), .ack_raw = p->ack_raw,
+        .tsecr = p->tsecr,
         .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
         .unheard_from_s = tapo_opt_s_none(),
     };

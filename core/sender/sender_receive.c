@@ -105,8 +105,12 @@ static rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet *p, i
 }
 
 /* The cumulative ACK moved snd_una; *karn_forbids is set when it
- * acknowledged retransmitted data (then no sample at all). */
-static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s,
+ * acknowledged retransmitted data (then no sample at all).  first_copy: p
+ * first carried some of the peer's data, so the sender's own ACK of that
+ * data will prove that p, and this ACK, had reached it
+ * (tapo_sender_acks_received); a copy of data sent before proves less: an
+ * earlier copy, with an older ACK, may be the one that arrived. */
+G_GNUC_NO_INLINE static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s, bool first_copy,
                                  const tapo_sb_listener *listener, bool *karn_forbids)
 {
     tapo_sb_feedback fb;
@@ -114,7 +118,7 @@ static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t a
     s->snd_una = ack;
     s->una_advances[tapo_ring_push(&s->una_ring, TAPO_UNA_HISTORY)] =
         (tapo_una_advance){ .to = ack, .seen_s = p->time_s, .frame = p->frame, .has_ts = p->has_timestamps,
-                            .tsval = p->tsval };
+                            .carried_data = first_copy, .tsval = p->tsval, .data_end_raw = tapo_packet_end_raw(p) };
     s->dupacks_at_advance = s->dupacks;
     s->tx_order_at_advance = s->tx_order;
     raise_dupthres(s, fb.reordering);
@@ -248,7 +252,8 @@ static bool acks_nothing(const tapo_sender *s, const tapo_packet *p, int64_t ack
 
 /* What an ACK that moves or SACKs something does to the scoreboard, the
  * RTT sample (rx) and the congestion state; true for a duplicate ACK. */
-static bool take_ack(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s, tapo_rx_info *rx)
+static bool take_ack(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s, bool first_copy,
+                     tapo_rx_info *rx)
 {
     feedback_ctx fc = { &s->hs, p->frame };
     tapo_sb_listener listener = { hs_delivered, hs_duplicated, &fc };
@@ -259,7 +264,7 @@ static bool take_ack(tapo_sender *s, const tapo_packet *p, int64_t ack, double r
     rtt_candidate ack_rtt = { 0 };
     bool karn_forbids = false;
     if (ack > s->snd_una)
-        ack_rtt = advance_una(s, p, ack, rto_s, &listener, &karn_forbids);
+        ack_rtt = advance_una(s, p, ack, rto_s, first_copy, &listener, &karn_forbids);
     else if (dupack)
         s->dupacks++;
     /* Linux (tcp_clean_rtx_queue, tcp_ack_update_rtt): the cumulative ACK's
@@ -284,7 +289,8 @@ static bool take_ack(tapo_sender *s, const tapo_packet *p, int64_t ack, double r
     return dupack;
 }
 
-static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, tapo_rx_info *rx)
+static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, bool first_copy,
+                        tapo_rx_info *rx)
 {
     if (!s->anchored) {
         /* The capture starts with the peer: its ACK marks our snd_una. */
@@ -304,28 +310,11 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
     if (acks_nothing(s, p, ack))
         rx->rtt_from = rx->rtt_to = ack;   /* no sample */
     else
-        dupack = take_ack(s, p, ack, rto_s, rx);
+        dupack = take_ack(s, p, ack, rto_s, first_copy, rx);
     note_loss_signals(s, p, dupack);
     if (ack >= s->snd_una)
         note_window(s, p, rx);
     remember_view(s, p, away);
-}
-
-/* The cumulative ACK that p advanced came with p's first copy of the
- * peer's data (or FIN): the sender's own ACK of that data will prove that
- * p, and so this ACK, had arrived (tapo_sender_acks_received).  A copy of
- * data sent before proves less: an earlier copy, with an older ACK, may be
- * the one that arrived. */
-static void note_ack_carrier(tapo_sender *s, const tapo_packet *p, bool first_copy)
-{
-    bool occupies = p->payload_len > 0 || (p->flags & TAPO_TCP_FIN);
-    if (!first_copy || !occupies || s->una_ring.count == 0)
-        return;
-    tapo_una_advance *a = &s->una_advances[tapo_ring_newest(&s->una_ring, TAPO_UNA_HISTORY, 0)];
-    if (a->frame != p->frame)
-        return;
-    a->carried_data = true;
-    a->data_end_raw = tapo_packet_end_raw(p);
 }
 
 void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, bool away, bool new_payload,
@@ -351,8 +340,6 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
         tapo_sender_peer_spoke(s);
     s->peer_last_seen_s = p->time_s;
     tapo_hs_peer_answered(&s->hs);
-    if (p->flags & TAPO_TCP_ACK) {
-        process_ack(s, p, rto_s, away, rx);
-        note_ack_carrier(s, p, first_copy);
-    }
+    if (p->flags & TAPO_TCP_ACK)
+        process_ack(s, p, rto_s, away, first_copy, rx);
 }

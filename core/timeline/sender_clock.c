@@ -7,17 +7,12 @@
 #include <math.h>
 
 #include "base/optional.h"
-#include "packet/packet_input.h"
 
 /* The receiver packet had not reached the sender when it sent p: p echoes
  * an older TSval. */
 static bool newer_than_echo(const tapo_clock_peer *q, const tapo_clock_packet *p)
 {
-    /* Unless p acknowledges the data that came with it: an ACK says what
-     * its sender had, an echo may be older than the newest segment it had
-     * (RFC 7323 4.3: a delayed ACK echoes the segment at the left edge). */
-    bool acked = q->carried_data && p->has_ack && tapo_ack_covers(p->ack_raw, q->data_end_raw);
-    return p->own && p->has_ts && q->has_ts && (int32_t)(q->tsval - p->tsecr) > 0 && !acked;
+    return p->own && p->has_ts && q->has_ts && (int32_t)(q->tsval - p->tsecr) > 0;
 }
 
 /* Or p resends data the receiver packet (or an earlier one) acknowledged. */
@@ -125,8 +120,7 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
     bool drops_latest = k->peer_ring.count == TAPO_CLOCK_PEER_RECENT &&
                         k->peers[k->peer_ring.next].t_s == k->peer_latest_s;
     k->peers[tapo_ring_push(&k->peer_ring, TAPO_CLOCK_PEER_RECENT)] =
-        (tapo_clock_peer){ .t_s = t_s, .frame = frame, .has_ts = p->has_ts, .asks = p->asks,
-                           .carried_data = p->carried_data, .tsval = p->tsval, .data_end_raw = p->data_end_raw };
+        (tapo_clock_peer){ t_s, frame, p->has_ts, p->asks, p->tsval };
     if (k->peer_ring.count == 1 || t_s >= k->peer_latest_s) {
         k->peer_latest_s = t_s;
     } else if (drops_latest) {

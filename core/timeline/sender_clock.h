@@ -33,9 +33,7 @@ typedef struct tapo_clock_peer {
     uint32_t frame;
     bool has_ts;                      /* it carried a TSval */
     bool asks;                        /* it carried a request: payload the sender never had */
-    bool carried_data;                /* it was the first copy of some data (or FIN)... */
     uint32_t tsval;
-    uint32_t data_end_raw;            /* ...ending here (raw sequence number, FIN included) */
 } tapo_clock_peer;
 
 typedef struct tapo_sender_clock {
@@ -69,10 +67,6 @@ typedef struct tapo_clock_packet {
     bool has_ts;                      /* it carries TCP timestamps */
     uint32_t tsval;                   /* its TSval */
     uint32_t tsecr;                   /* its TSecr: for the sender's packets, the newest receiver TSval it had */
-    bool has_ack;                     /* it carries an ACK... */
-    uint32_t ack_raw;                 /* ...of the receiver's data up to here (raw sequence number) */
-    bool carried_data;                /* the receiver's packets: the first copy of some data (or FIN)... */
-    uint32_t data_end_raw;            /* ...ending here (raw sequence number, FIN included) */
     double in_flight_s;               /* the sender's packets: receiver packets up to this much later were on their way */
     double margin_s;                  /* how precisely t_s places a sender packet, seconds */
     tapo_opt_s unheard_from_s;        /* the sender's packets: receiver packets seen from then on had not reached it (it resends what they acknowledge) */
