@@ -140,8 +140,12 @@ def relay_evidence(name, pcap, sidecar):
         conn = int(stream)
         rel = (int(seq) - sidecar["isns"][conn][sender]) % 2**32   # a cut capture has no SYN
         sent = copies.get(int(frame), 0)
+        # The relay numbers the copies of what occupies sequence space from
+        # 1 (tx); 0 is a packet that occupies none (a pure ACK with the
+        # same sequence number), or a bare FIN in a log from before the
+        # relay numbered FINs: neither is a copy of this segment.
         dropped = sum(1 for e in log if e["conn"] == conn and e["dir"] == direction and e["seq"] == rel
-                      and e["event"] in LOST and e["tx"] <= sent)
+                      and e["event"] in LOST and 0 < e["tx"] <= sent)
         got_through = sent > dropped
         spurious = tshark_runner.normalise_bool(spurious)
         # What the relay did to this segment, for a failure's line: enough

@@ -190,9 +190,13 @@ def p04_double_dsacked():
     """Pattern 4.  At the server: the response's last segment arrives but
     the client's ACKs are lost on the way back; the server's timer resends
     it twice (0.3 s, then 0.6 s later), and the client's ACK of the second
-    copy carries a D-SACK of the whole segment: it had the data already.
-    No copy was lost again: the ACKs were (ack-delay), once hindsight has
-    the D-SACK; in one pass the second copy is a timeout double."""
+    copy carries a D-SACK of the whole segment.  The capture would be the
+    same had the segment itself been lost and the first copy filled the
+    hole (its ACK lost): a D-SACK reports one duplicate's arrival, the
+    copy sent last (the lab's relay showed both).  So the second copy is
+    proven unnecessary (ack-delay), the first is not (tail: the last
+    segment, resent by the timer); in one pass, before the D-SACK, the
+    second copy is a timeout double."""
     f = Flow()
     t = f.handshake(0.0, 0.05, "server")
     t = exchange(f, t + 0.05, 0.05, 4, "server")

@@ -239,12 +239,25 @@ void tapo_hs_delivered(tapo_hindsight *hs, int64_t start, int64_t end, uint64_t 
     }
 }
 
+void tapo_hs_resent(tapo_hindsight *hs, int64_t start, int64_t end)
+{
+    for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
+        tapo_tracker *t = TRACKER(hs, i);
+        if (overlaps(start, end, t->cur_start, t->cur_end))
+            t->cur_resent = true;
+    }
+}
+
 void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,
                         uint64_t first_retx_order, uint32_t segments, uint32_t frame)
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
-        if (overlaps(start, end, t->cur_start, t->cur_end) && !t->facts->dsack_frame) {
+        /* A D-SACK reports the arrival of a duplicate: the latest copy sent
+         * before it.  Once cur's range was sent again, the duplicate may
+         * be that later copy, and cur the one that filled the hole (RFC
+         * 2883 reports a duplicate, not which copy came first). */
+        if (!t->cur_resent && overlaps(start, end, t->cur_start, t->cur_end) && !t->facts->dsack_frame) {
             /* Spurious once D-SACKs have reported all of it: one that
              * reports a part says the rest filled a real hole. */
             if (t->dup_end > t->dup_start && start <= t->dup_end && end >= t->dup_start) {

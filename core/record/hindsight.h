@@ -121,6 +121,7 @@ typedef struct tapo_tracker {
     double release_by_s;        /* then: the latest capture time at which it counts as sent at once, seconds */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
     bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
+    bool cur_resent;            /* cur's range was sent again after cur: a D-SACK may report that copy */
     bool cur_has_ts;            /* cur carried a TSval: */
     uint32_t cur_tsval;         /* then: it */
     bool arrival_unanswered;    /* an earlier copy seen arriving, unconfirmed (tapo_cur_reveals) */
@@ -164,6 +165,10 @@ void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack);
 
 /* The sender transmitted data beyond its previous snd_nxt. */
 void tapo_hs_new_data(tapo_hindsight *hs);
+
+/* The sender sent [start, end) again (before the newest tracker's cur is
+ * known: a later copy than every cur already known). */
+void tapo_hs_resent(tapo_hindsight *hs, int64_t start, int64_t end);
 
 /* The sender sent its FIN. */
 void tapo_hs_fin(tapo_hindsight *hs);

@@ -178,6 +178,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tx->signal_frame = desc.signal_frame;
     tx->segs_sent_after = tapo_segments(s->snd_nxt - hi, mss) + s->unseen_beyond;
     tapo_sb_retransmit(&s->sb, lo, hi, first, lost_before, tx_time(p, ctx), s->tx_order, s->dupacks);
+    tapo_hs_resent(&s->hs, lo, hi);
     tapo_ca_on_retransmission(s, trigger);
 }
 
@@ -192,6 +193,7 @@ static void record_acked_resend(tapo_sender *s, const tapo_packet *p, int64_t st
     /* Each copy of the same acknowledged data counts: away from the sender,
      * its timer resends it while the ACKs do not reach it. */
     tapo_resend_run *run = &s->acked_resend;
+    tapo_hs_resent(&s->hs, start, end);
     if (run->copies && start < run->end && run->start < end) {
         run->copies++;
     } else {

@@ -304,7 +304,9 @@ class Relay:
             conn = self._connection(info, direction)
             rel_seq, rel_ack = self._relative(conn, direction, info)
             tx = 0
-            if info[8] > 0 or info[7] & SYN:
+            # Every packet that occupies sequence space is counted, a bare
+            # FIN included: the checks tell a FIN's copies apart by it.
+            if info[8] > 0 or info[7] & (SYN | FIN):
                 conn.tx_count[(direction, rel_seq)] += 1
                 tx = conn.tx_count[(direction, rel_seq)]
             meta = PacketMeta(direction, info, conn, rel_seq, rel_ack, tx)
