@@ -144,14 +144,14 @@ def relay_evidence(name, pcap, sidecar):
         # 1 (tx); 0 is a packet that occupies none (a pure ACK with the
         # same sequence number), or a bare FIN in a log from before the
         # relay numbered FINs: neither is a copy of this segment.
-        dropped = sum(1 for e in log if e["conn"] == conn and e["dir"] == direction and e["seq"] == rel
-                      and e["event"] in LOST and 0 < e["tx"] <= sent)
+        segment_events = [e for e in log if e["conn"] == conn and e["dir"] == direction and e["seq"] == rel]
+        dropped = sum(1 for e in segment_events if e["event"] in LOST and 0 < e["tx"] <= sent)
         got_through = sent > dropped
         spurious = tshark_runner.normalise_bool(spurious)
         # What the relay did to this segment, for a failure's line: enough
         # to tell a wrong verdict from a copy that began elsewhere.
         seen = ["tx %s %s (%s bytes) at %s s" % (e["tx"], e["event"], e.get("len", "?"), e.get("t", "?"))
-                for e in log if e["conn"] == conn and e["dir"] == direction and e["seq"] == rel]
+                for e in segment_events]
         events = "; relay: %s" % (", ".join(seen) or "no event")
         if spurious and not got_through:
             problems.append("%s: frame %s: spurious (%s), but the relay dropped all %d earlier "

@@ -110,8 +110,11 @@ static rtt_candidate process_sack_blocks(tapo_sender *s, const tapo_packet *p, i
  * data will prove that p, and this ACK, had reached it
  * (tapo_sender_acks_received); a copy of data sent before proves less: an
  * earlier copy, with an older ACK, may be the one that arrived. */
-G_GNUC_NO_INLINE static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s, bool first_copy,
-                                 const tapo_sb_listener *listener, bool *karn_forbids)
+/* Out of line: reached only by ACKs that move snd_una, and inlined it
+ * costs the per-packet path 1.6 % of its instructions. */
+G_GNUC_NO_INLINE static rtt_candidate advance_una(tapo_sender *s, const tapo_packet *p, int64_t ack, double rto_s,
+                                                  bool first_copy, const tapo_sb_listener *listener,
+                                                  bool *karn_forbids)
 {
     tapo_sb_feedback fb;
     tapo_sb_ack(&s->sb, ack, tapo_sender_mss(s), listener, &fb);
