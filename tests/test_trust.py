@@ -295,6 +295,18 @@ class TrustPatterns(unittest.TestCase):
         self.assertEqual([(s["tapo.stall.cause"], s["tapo.sender"].split()[0]) for s in answer],
                          [("data-unavailable", "responder")])
 
+    def test_p30_a_request_the_sender_never_acknowledged_was_not_pending(self):
+        close = [s for s in self.stalls("p30_request_lost") if s["tapo.sender"].split()[0] == "responder"]
+        self.assertEqual([s["tapo.stall.cause"] for s in close], ["undetermined"])
+        self.assertIn("never received the last request", close[0]["tapo.stall.hint"])
+        # The client's copies are its own timer's stalls, as before
+        copies = [s["tapo.stall.cause"] for s in self.stalls("p30_request_lost")
+                  if s["tapo.sender"].split()[0] == "initiator"]
+        self.assertEqual(copies, ["tail", "t-double", "t-double"])
+        close = [s for s in self.stalls("p30_request_crossed") if s["tapo.sender"].split()[0] == "responder"]
+        self.assertEqual([s["tapo.stall.cause"] for s in close], ["client-idle"])
+        self.assertIn("closed the connection after", close[0]["tapo.stall.hint"])
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

@@ -737,6 +737,39 @@ def p29_ack_proves_what_an_echo_does_not():
     return f
 
 
+def p30_request_lost():
+    """At the client, 40 ms from the server: after an answered exchange the
+    client sends a 60-byte request that never arrives, and its timer
+    resends it three times (0.3, 0.9 and 2.1 s later), lost too.  20 s
+    after its last packet the server closes (an idle timeout); its FIN
+    acknowledges none of the request.  The server answered nothing (no
+    data-unavailable: no request had reached it) and the client was not
+    idle (no client-idle): the request was lost on its way."""
+    f = Flow()
+    t = f.handshake(0.0, 0.04, "client")
+    t = exchange(f, t + 0.05, 0.04, 4, "client")
+    last_server = t - 0.0001
+    start = t + 0.05
+    seq = f.send(start, CLIENT, 60)
+    for wait in (0.3, 0.9, 2.1):
+        f.send(start + wait, CLIENT, 60, seq=seq)
+    f.send(last_server + 20.0, SERVER, 0, flags=ACK | FIN)
+    return f
+
+
+def p30_request_crossed():
+    """As p30, but the client's request leaves after 60 s of silence and
+    the server's idle-timeout FIN arrives 10 ms later, sent before the
+    request could reach it (a round trip is 40 ms): the two crossed, and
+    the server closed an idle connection (client-idle)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.04, "client")
+    t = exchange(f, t + 0.05, 0.04, 4, "client")
+    f.send(t + 60.0, CLIENT, 60)
+    f.send(t + 60.01, SERVER, 0, flags=ACK | FIN)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

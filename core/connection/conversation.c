@@ -214,7 +214,7 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
     /* p acknowledging the peer's data the capture never saw (one direction
      * only): its sender heard the peer speak before it sent p. */
     if (tapo_sender_acked_unseen(&peer->tx, p))
-        tapo_sender_peer_spoke(&self->tx);
+        tapo_sender_peer_spoke(&self->tx, NULL);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
     /* A request for the peer: payload it never had (new data, or the copy
      * of an original lost on its way); a keep-alive, a window probe or the
@@ -419,6 +419,25 @@ static void read_behind(const tapo_endpoint *self, const tapo_packet *p, const t
     tapo_sender_snapshot_behind(&self->tx, &acks, snap);
 }
 
+/* A request that the sender's own packet p acknowledges none of had not
+ * reached it: it had none pending (an ACK says exactly what its sender had
+ * received, whatever the capture saw leave the receiver).  When the
+ * request left long enough before p to have arrived (longer than the
+ * round trip between the capture point and the sender, twice, and the
+ * minimum stall duration for the host), it was lost on its way: the
+ * receiver was not idle either (request_unheard).  Sooner, the two
+ * crossed. */
+static void note_unheard_request(const tapo_endpoint *self, const tapo_packet *p, const tapo_view_gap *own,
+                                 const tapo_config *cfg, tapo_snapshot *snap)
+{
+    double since_s;
+    if (!tapo_sender_request_unheard(&self->tx, p, &since_s))
+        return;
+    snap->request_pending = false;
+    double round_trip_s = own->distance.away && own->distance.known ? own->distance.round_trip_now_s : 0.0;
+    snap->request_unheard = since_s > 2.0 * round_trip_s + cfg->min_stall_s;
+}
+
 static tapo_stall_record *open_record(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
                                       const tapo_config *cfg, const tapo_record_pool *pool,
                                       view_before before[2])
@@ -432,8 +451,10 @@ static tapo_stall_record *open_record(tapo_conv *c, const tapo_packet *p, const 
         if (!gaps[s].candidate)
             continue;
         read_before(c, s, &gaps[s], cfg, &before[s]);
-        if (s == p->from)
+        if (s == p->from) {
             read_behind(&c->ep[s], p, &gaps[s], &before[s].snap);
+            note_unheard_request(&c->ep[s], p, &gaps[s], cfg, &before[s].snap);
+        }
         watch(&c->ep[s], &before[s], &rec->view[s]);
     }
     return rec;

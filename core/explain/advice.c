@@ -36,6 +36,12 @@ static const char delayed_ack[] =
     "lost: if the wait matters, have {receiver} acknowledge at once (Linux: TCP_QUICKACK; Windows: "
     "TcpAckFrequency) or {sender} send without waiting for the ACK (TCP_NODELAY)";
 
+/* The receiver's request never reached the sender (is_request_lost in
+ * classifier.c): no pause of either end, a loss on the way to the sender. */
+static const char request_lost[] =
+    "{sender} never received the last request of {receiver} (its packet acknowledges none of it): "
+    "look for loss on the path from {receiver} to {sender}";
+
 /* data-unavailable ended by the sender's bare ACK of the request, its
  * answer only later (hindsight): the gap is until that ACK, not the
  * answer, so "waited before answering" would understate the wait. */
@@ -96,6 +102,8 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return delayed_ack;
     if (v->cause == TAPO_CAUSE_DATA_UNAVAILABLE && cur->dir == TAPO_DIR_OUT && tapo_cur_is_bare_ack(cur))
         return acked_before_answer;
+    if (v->cause == TAPO_CAUSE_UNDETERMINED && v->view->snap.request_unheard && cur->dir == TAPO_DIR_OUT)
+        return request_lost;
     return tapo_cause_get(v->cause)->advice;
 }
 

@@ -110,6 +110,7 @@ typedef struct tapo_snapshot {
     bool rwnd_seen;                 /* the receiver advertised a window (rwnd is meaningful) */
     bool rwnd_scale_known;          /* the window scale is known (handshake captured) */
     bool request_pending;           /* the receiver sent payload after the sender's last payload */
+    bool request_unheard;           /* it had, but cur acknowledges none of it: the request had not reached the sender */
     bool sent_payload;              /* the sender had sent payload before */
     bool queued_more;               /* the sender's latest new segment was full-sized or used up the window: more was queued */
     uint32_t window_closed_frame;   /* evidence: the receiver's packet that closed the window in force; 0 open */

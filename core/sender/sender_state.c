@@ -338,6 +338,15 @@ bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
     return peer_ack(s, p, &ack) && ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
 }
 
+bool tapo_sender_request_unheard(const tapo_sender *s, const tapo_packet *p, double *since_s)
+{
+    if (!s->request_pending || !s->request_known || !p->header_valid || !(p->flags & TAPO_TCP_ACK) ||
+        (int32_t)(p->ack_raw - s->request_seq_raw) > 0)
+        return false;
+    *since_s = p->time_s - s->request_seen_s;
+    return true;
+}
+
 bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p)
 {
     int64_t ack;
@@ -347,10 +356,15 @@ bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p)
 /* A request is what the sender can still answer: new payload (a copy of an
  * answered request, a keep-alive or a window probe asks nothing), before
  * the sender's own FIN. */
-void tapo_sender_peer_spoke(tapo_sender *s)
+void tapo_sender_peer_spoke(tapo_sender *s, const tapo_packet *p)
 {
     if (s->fin_sent)
         return;
+    if (!s->request_pending) {
+        s->request_known = p != NULL;
+        s->request_seq_raw = p != NULL ? p->seq_raw : 0;
+        s->request_seen_s = p != NULL ? p->time_s : 0.0;
+    }
     s->request_pending = true;
     tapo_hs_request(&s->hs);
 }

@@ -81,14 +81,17 @@ typedef struct tapo_sender {
     int64_t snd_nxt;              /* one past the highest byte seen sent, stream offset */
     double nxt_seen_s;            /* capture time of the packet that carried snd_nxt, seconds */
     bool una_late;                /* away from the sender: ACKs seen had not reached it (it resent acked data) */
-    int64_t una_at_sender;        /* then: its snd_una, stream offset */
+    bool peer_data_unacked;       /* the peer sent payload since the sender's latest packet: it owes an ACK */
+    bool request_known;           /* the capture saw where the pending request starts: */
+    uint32_t request_seq_raw;     /* its first sequence number (raw, the peer's space) */
+    int64_t una_at_sender;        /* with una_late: the sender's snd_una, stream offset */
     tapo_una_advance una_advances[TAPO_UNA_HISTORY]; /* recent snd_una advances (ring) */
     tapo_ring una_ring;
     tapo_peer_view peer_views[TAPO_PEER_VIEWS]; /* the SACK state after the peer's recent ACKs (ring) */
     tapo_ring view_ring;
     tapo_resend_run acked_resend; /* the latest resends of acknowledged data */
-    bool peer_data_unacked;       /* the peer sent payload since the sender's latest packet: it owes an ACK */
     double peer_last_seen_s;      /* when the capture saw the peer's latest packet, seconds; 0 none */
+    double request_seen_s;        /* with request_known: when the capture saw that first byte, seconds */
     int64_t data_start;           /* stream offset of the first payload byte */
     uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */
     /* A hole the peer reported in data the capture never saw (a SACK block
@@ -269,9 +272,17 @@ bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p);
  * sender had received it all when it sent p. */
 bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p);
 
-/* The peer sent payload the capture never saw (its ACK says so): a request
- * for the sender, as tapo_sender_on_receive would note it. */
-void tapo_sender_peer_spoke(tapo_sender *s);
+/* The peer asked the sender something: p, its payload (or SYN), starts
+ * the request; NULL when the capture never saw that payload (the peer's
+ * ACK says it was sent). */
+void tapo_sender_peer_spoke(tapo_sender *s, const tapo_packet *p);
+
+/* Whether p, the sender's own packet, acknowledges none of the request
+ * pending as the capture saw it: the request had not reached the sender
+ * when it sent p (an ACK says exactly what its sender had received).
+ * Then *since_s: how long before p the capture saw the request leave or
+ * arrive, seconds. */
+bool tapo_sender_request_unheard(const tapo_sender *s, const tapo_packet *p, double *since_s);
 
 /* When the sender's latest transmission (data, SYN or FIN; not a pure
  * ACK) was sent, sender time; unknown before its first. */
