@@ -307,6 +307,12 @@ class TrustPatterns(unittest.TestCase):
         self.assertEqual([s["tapo.stall.cause"] for s in close], ["client-idle"])
         self.assertIn("closed the connection after", close[0]["tapo.stall.hint"])
 
+    def test_p31_a_counter_that_steps_by_two_counts_no_copy(self):
+        stalls = [s for s in self.stalls("p31_ids_that_step_by_two") if float(s["tapo.stall.duration"]) > 1.0]
+        self.assertEqual([(s["tapo.stall.cause"], s["tapo.stall.retrans_count"]) for s in stalls],
+                         [("undetermined", "")])
+        self.assertNotIn("IP IDs", stalls[0]["tapo.stall.inferred"])
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

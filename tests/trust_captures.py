@@ -770,6 +770,32 @@ def p30_request_crossed():
     return f
 
 
+def p31_ids_that_step_by_two():
+    """At the client, 40 ms from the server, whose host numbers its packets
+    two by two (another flow takes every other ID, never captured).  The
+    server answers a request with two segments 5 ms apart, IDs two apart:
+    nothing of this connection fits between them (no client packet to
+    answer, too soon for any timer, a tail-loss probe's included), so the
+    counter is not this connection's alone.  After 1.5 s it sends the
+    rest of the response, its ID again two on: no copy of an original lost
+    unseen is proven (it was tail, with a retransmission invented); after
+    a full segment and a timer's silence, a pause and an unseen loss look
+    alike (undetermined, rule 7)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.04, "client")
+    f.id_steps[SERVER] = iter([2] * 64)
+    f.request(t + 0.05)
+    t += 0.09
+    f.send(t, SERVER, MSS)
+    f.send(t + 0.005, SERVER, MSS)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.0051, CLIENT, 0)
+    f.send(t + 1.5, SERVER, 300)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 1.5001, CLIENT, 0)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

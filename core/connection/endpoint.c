@@ -83,13 +83,17 @@ double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *p
 
 /* Whether a jump of the IDs counts more packets than this connection could
  * have sent unseen: p continues the data exactly (no new data was sent in
- * between), too soon for any timer, so the unseen packets could only have
- * answered the peer's packets (ACKs, fast retransmissions).  A host-wide
- * counter jumps by what the host sent elsewhere. */
+ * between), too soon for a retransmission timer, so the unseen packets
+ * could only have answered the peer's packets (ACKs, fast retransmissions)
+ * or been one tail-loss probe, and none of that once p came sooner than a
+ * probe's timer too (twice the SRTT, RFC 8985).  A host-wide counter jumps
+ * by what the host sent elsewhere. */
 static bool proves_shared(const tapo_endpoint *e, const tapo_packet *p, unsigned unseen, double rto_min_s)
 {
     const tapo_ip_ids *ids = &e->ip_ids;
-    return unseen > ids->peer_packets + 1u && p->time_s - ids->last_s < rto_min_s &&
+    double since_s = p->time_s - ids->last_s;
+    bool probe_possible = !e->rtt.has_sample || since_s >= TAPO_PROBE_SRTTS * e->rtt.srtt_s;
+    return unseen > ids->peer_packets + (probe_possible ? 1u : 0u) && since_s < rto_min_s &&
            tapo_sender_continues(&e->tx, p);
 }
 

@@ -35,6 +35,8 @@
  * many steps, a jump larger than this says nothing either. */
 #define TAPO_IP_ID_MAX_UNSEEN 64
 #define TAPO_IP_ID_EARLY_MAX_UNSEEN 3
+/* A tail-loss probe's timer, SRTTs (RFC 8985: PTO = 2 SRTT). */
+#define TAPO_PROBE_SRTTS 2.0
 
 /* How precisely a sender packet is placed on its sender's timeline away
  * from the sender: a TSval tick, or a share of the round trip (jitter). */
