@@ -313,6 +313,13 @@ class TrustPatterns(unittest.TestCase):
                          [("undetermined", "")])
         self.assertNotIn("IP IDs", stalls[0]["tapo.stall.inferred"])
 
+    def test_p32_a_coarse_timestamp_clock_places_no_packet(self):
+        stalls = [s for s in self.stalls("p32_coarse_timestamp_clock") if float(s["tapo.stall.duration"]) > 1.0]
+        pk = self.packets("p32_coarse_timestamp_clock")
+        self.assertEqual([s["tapo.stall.cause"] for s in stalls], ["resource-constraint", "resource-constraint"])
+        # Each at the server's own message, not at the client's ACK after it
+        self.assertTrue(all(pk[int(s["frame.number"])]["len"] == 39 for s in stalls))
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

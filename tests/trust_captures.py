@@ -796,6 +796,45 @@ def p31_ids_that_step_by_two():
     return f
 
 
+class CoarseServerClock(Flow):
+    """A server whose TCP timestamp clock ticks ten times a second, and
+    whose SYN-ACK carries TSval 0 (a reading of no clock)."""
+
+    def tsval(self, side, sent_at):
+        if side != SERVER:
+            return super().tsval(side, sent_at)
+        first = not self.tsvals[SERVER]
+        self.last_tsval[SERVER] = 0 if first else int(sent_at * 10) + 218000
+        self.tsvals[SERVER].append((sent_at, self.last_tsval[SERVER]))
+        return self.last_tsval[SERVER]
+
+
+def p32_coarse_timestamp_clock():
+    """At the client, 96 ms from the server (TCP timestamps, the server's
+    clock as CoarseServerClock).  Short messages each way for 1.3 s, then
+    the server sends its next message 1.4 s after the client's last ACK,
+    and 28 s later another: pauses of the server's application mid-stream
+    (resource-constraint, at the server's own messages).  Taken as a 1 kHz
+    clock from TSval 0, or placed by 100 ms ticks, the messages moved back
+    to the client's ACK before them and the pauses became the ACKs' late
+    arrival (packet-delay, at the client's ACKs)."""
+    f = CoarseServerClock(timestamps=True)
+    t = f.handshake(0.0, 0.096, "client")
+    for _ in range(5):
+        f.request(t + 0.0001, 40)
+        t += 0.0961
+        f.send(t, SERVER, 60, sent_at=t - 0.048)
+        f.deliver(CLIENT, f.next_seq[SERVER])
+        f.send(t + 0.0001, CLIENT, 0)
+        t += 0.15
+    for pause in (1.4, 28.6):
+        t += pause
+        f.send(t, SERVER, 39, sent_at=t - 0.048)
+        f.deliver(CLIENT, f.next_seq[SERVER])
+        f.send(t + 0.0001, CLIENT, 0)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

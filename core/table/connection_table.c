@@ -187,7 +187,10 @@ static tapo_connection *lookup(tapo_conn_table *t, const tapo_segment_fields *se
     return tapo_flow_index_find(t->by_key, &seg->ends, hash);
 }
 
-void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, const tapo_segment_fields *seg,
+/* Out of line: inlined into the batch's worker loop (which the link-time
+ * inliner does or not as unrelated code grows), the per-packet path takes
+ * 1.5 % more instructions. */
+G_GNUC_NO_INLINE void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, const tapo_segment_fields *seg,
                         tapo_table_result *out)
 {
     uint32_t hash = tapo_endpoints_either_way_hash(&seg->ends);

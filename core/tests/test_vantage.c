@@ -137,6 +137,22 @@ static void test_timestamp_clock(void)
     g_assert_false(tapo_ts_clock_delay(&old, 60, 1.12).known);
 }
 
+/* A reference that is no reading of the clock (a SYN-ACK with TSval 0)
+ * makes the clock tick impossibly fast (RFC 7323: at most once a
+ * millisecond): the clock starts over from a later packet, and learns the
+ * 10 Hz of a stack that ticks ten times a second, whose 100 ms tick is too
+ * coarse to place a packet. */
+static void test_timestamp_clock_reference(void)
+{
+    tapo_ts_clock k = { 0 };
+    tapo_ts_clock_note(&k, 0, 0.1);                     /* the SYN-ACK */
+    for (int i = 1; i <= 60; i++)
+        tapo_ts_clock_note(&k, 218529 + (uint32_t)i, 0.2 + 0.1 * i);
+    g_assert_cmpuint(k.first_tsval, !=, 0);
+    g_assert_cmpfloat(k.rate_hz, ==, 10.0);
+    g_assert_false(tapo_ts_clock_delay(&k, 218590, 6.3).known);
+}
+
 /* A download captured at the client, 100 ms from the server: the SYN-ACK
  * comes a round trip after the SYN and the client answers everything at
  * once.  The server's RTT is the path's, not the client's 50 us. */
@@ -291,6 +307,7 @@ int main(int argc, char **argv)
     g_test_add_func("/vantage/turnaround-minima", test_turnaround_minima);
     g_test_add_func("/vantage/timestamp-echo", test_timestamp_echo);
     g_test_add_func("/vantage/timestamp-clock", test_timestamp_clock);
+    g_test_add_func("/vantage/timestamp-clock-reference", test_timestamp_clock_reference);
     g_test_add_func("/vantage/receiver-side-round-trip", test_receiver_side_round_trip);
     g_test_add_func("/vantage/receiver-side-unseen-losses", test_receiver_side_unseen_losses);
     g_test_add_func("/vantage/bare-ack-that-releases-data", test_bare_ack_that_releases_data);

@@ -34,12 +34,29 @@ static void include_lag(tapo_ts_clock *k, uint32_t tsval, double t_s)
     k->lag_known = true;
 }
 
-/* The latest packet's rate from the reference, when measured long enough. */
+/* The clock starts over from the latest packet. */
+static void restart(tapo_ts_clock *k)
+{
+    k->first_tsval = k->last_tsval;
+    k->first_s = k->last_s;
+    k->fastest_hz = 0.0;
+    k->early_count = 0;
+}
+
+/* The latest packet's rate from the reference, when measured long enough.
+ * No TCP timestamp clock ticks faster than once a millisecond (RFC 7323
+ * 5.4; 1024 Hz on some stacks): a faster rate says the reference was no
+ * reading of this clock (a SYN-ACK whose TSval is 0, a proxy's), and the
+ * clock starts over from the latest packet. */
 static void measure(tapo_ts_clock *k)
 {
     double span = k->last_s - k->first_s;
     double ticks = ticks_since(k, k->last_tsval);
-    if (span >= TAPO_TS_CLOCK_MIN_SPAN_S && ticks >= TAPO_TS_CLOCK_MIN_TICKS)
+    if (span < TAPO_TS_CLOCK_MIN_SPAN_S || ticks < TAPO_TS_CLOCK_MIN_TICKS)
+        return;
+    if (ticks / span > TAPO_TS_CLOCK_MAX_HZ * (1.0 + TAPO_TS_CLOCK_SNAP_SHARE))
+        restart(k);
+    else
         k->fastest_hz = fmax(k->fastest_hz, ticks / span);
 }
 
@@ -124,6 +141,8 @@ tapo_opt_s tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_
     double d;
     if (!k->started)
         return tapo_opt_s_none();
+    if (k->rate_hz > 0.0 && k->rate_hz < TAPO_TS_CLOCK_PLACING_MIN_HZ)
+        return tapo_opt_s_none();   /* a tick too coarse to place a packet */
     if (k->rate_hz > 0.0 && k->lag_known)
         d = lag(k, tsval, t_s) - k->lag_min_s;
     else if (fits_provisional_rate(k))

@@ -28,6 +28,8 @@
 #define TAPO_TS_CLOCK_MIN_SPAN_S 0.25    /* span measured before trusting a rate, seconds */
 #define TAPO_TS_CLOCK_MIN_TICKS 20       /* ticks measured before trusting a rate, count */
 #define TAPO_TS_CLOCK_SNAP_SHARE 0.05    /* a measured rate this close to a common one is that one */
+#define TAPO_TS_CLOCK_MAX_HZ 1024.0      /* the fastest TSval clock in use (RFC 7323: at most 1 ms a tick), ticks per second */
+#define TAPO_TS_CLOCK_PLACING_MIN_HZ 99.0 /* the slowest that places packets (the 10 ms kernel tick), ticks per second */
 #define TAPO_TS_CLOCK_FREE_SPAN_S 2.0    /* an uncommon rate is used once measured over this long, seconds */
 /* Until the rate is measured, the most common one (1 ms ticks) stands in
  * when the first packets fit it this well: queueing early in a connection
@@ -63,7 +65,10 @@ void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s);
 /* How much later than the least delayed packets a packet with this TSval
  * arrived: its queueing since it was sent, seconds, when the clock is
  * known.  Before the rate is measured, from the provisional rate and the
- * first packets. */
+ * first packets.  Unknown for a clock that ticks less often than
+ * TAPO_TS_CLOCK_PLACING_MIN_HZ: a TSval places its packet within a tick,
+ * and a 100 ms tick could move it by enough to make a stall of the next
+ * packet's gap (the path's queueing stands in, tapo_endpoint_send_time). */
 tapo_opt_s tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_s);
 
 #endif /* TAPO_TS_CLOCK_H */
