@@ -190,8 +190,8 @@ static tapo_connection *lookup(tapo_conn_table *t, const tapo_segment_fields *se
 /* Out of line: inlined into the batch's worker loop (which the link-time
  * inliner does or not as unrelated code grows), the per-packet path takes
  * 1.5 % more instructions. */
-G_GNUC_NO_INLINE void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place, const tapo_segment_fields *seg,
-                        tapo_table_result *out)
+G_GNUC_NO_INLINE void tapo_table_segment(tapo_conn_table *t, const tapo_packet_place *place,
+                                          const tapo_segment_fields *seg, tapo_table_result *out)
 {
     uint32_t hash = tapo_endpoints_either_way_hash(&seg->ends);
     tapo_connection *c = lookup(t, seg, hash);
