@@ -320,6 +320,17 @@ class TrustPatterns(unittest.TestCase):
         # Each at the server's own message, not at the client's ACK after it
         self.assertTrue(all(pk[int(s["frame.number"])]["len"] == 39 for s in stalls))
 
+    def test_p33_a_close_ends_the_chain_only_if_nothing_is_resent(self):
+        def at_fin(name):
+            pk = self.packets(name)
+            return [s for s in self.stalls(name) if pk[int(s["frame.number"])]["flags"] & verdict_audit.FIN
+                    and not pk[int(s["frame.number"])]["len"]]
+        stall, = at_fin("p33_close_ends_the_chain")
+        self.assertEqual(stall["tapo.stall.cause"], "t-double")
+        stall, = at_fin("p33_close_inside_the_chain")
+        self.assertEqual(stall["tapo.stall.cause"], "undetermined")
+        self.assertIn("went on resending", stall["tapo.stall.hint"])
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

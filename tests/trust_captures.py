@@ -835,6 +835,39 @@ def p32_coarse_timestamp_clock():
     return f
 
 
+def _close_after_retries(resent_after):
+    """At the client: its request goes unanswered through three retries
+    (0.3, 0.6, 1.2 s apart); 2 s after the last its application closes
+    (a bare FIN).  resent_after: its timer resends the request, with the
+    FIN, 2.8 s after the FIN."""
+    f = Flow()
+    t = f.handshake(0.0, 0.05, "client")
+    t = exchange(f, t + 0.05, 0.05, 10, "client")
+    req = f.send(t + 0.05, CLIENT, 300)
+    at = t + 0.05
+    for backoff in (0.3, 0.6, 1.2):
+        at += backoff
+        f.send(at, CLIENT, 300, seq=req)
+    f.send(at + 2.0, CLIENT, 0, seq=req + 300, flags=FIN | ACK)
+    if resent_after:
+        f.send(at + 4.8, CLIENT, 300, seq=req, flags=FIN | ACK)
+    return f
+
+
+def p33_close_ends_the_chain():
+    """Nothing follows the FIN: the client gave up, and its FIN ends the
+    chain of timer copies (their cause, t-double)."""
+    return _close_after_retries(False)
+
+
+def p33_close_inside_the_chain():
+    """The timer resends the request after the FIN: the FIN was the
+    application closing while the timer still waited, no end of the chain
+    and no copy (undetermined), and the hint says the client went on
+    resending."""
+    return _close_after_retries(True)
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

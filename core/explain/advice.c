@@ -24,6 +24,9 @@ static const char reset_after_retries[] =
 static const char close_after_retries[] =
     "{sender} closed the connection {duration} after its last retransmission, none of them answered: "
     "{receiver} may be gone, or the path between them lost everything";
+static const char close_inside_chain[] =
+    "{sender} closed its side {duration} after its last retransmission, and went on resending the unanswered "
+    "data after it: {receiver} may be gone, or the path between them lost everything";
 static const char idle_close_by_sender[] =
     "{sender} closed the connection after {duration} idle: nothing was pending, nothing to fix in TCP";
 static const char unseen_idle_close_by_sender[] =
@@ -90,6 +93,8 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         int from = cur->dir == TAPO_DIR_OUT ? v->sender : tapo_peer_of(v->sender);
         return from == tapo_conv_client(sum, &basis) ? syn_unanswered : syn_ack_unanswered;
     }
+    if (cur->dir == TAPO_DIR_OUT && cur->gives_up && v->facts->chain_went_on)
+        return close_inside_chain;
     if (cur->dir == TAPO_DIR_OUT && cur->gives_up)
         return cur->rst ? reset_after_retries : close_after_retries;
     if (cur->dir == TAPO_DIR_OUT && cur->retransmission && cur->fin && !cur->payload)

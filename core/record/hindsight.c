@@ -245,7 +245,21 @@ void tapo_hs_resent(tapo_hindsight *hs, int64_t start, int64_t end)
         tapo_tracker *t = TRACKER(hs, i);
         if (overlaps(start, end, t->cur_start, t->cur_end))
             t->cur_resent = true;
+        if (t->awaiting_chain && start <= t->chain_head && t->chain_head < end) {
+            t->facts->chain_went_on = true;
+            t->awaiting_chain = false;
+        }
     }
+}
+
+void tapo_hs_cur_gave_up(tapo_hindsight *hs, int64_t head)
+{
+    unsigned n = tapo_hs_open_count(hs);
+    if (n == 0)
+        return;
+    tapo_tracker *t = TRACKER(hs, n - 1);
+    t->awaiting_chain = true;
+    t->chain_head = head;
 }
 
 void tapo_hs_duplicated(tapo_hindsight *hs, int64_t start, int64_t end,

@@ -61,6 +61,8 @@ typedef struct tapo_facts {
     uint32_t dsack_frame;       /* evidence: the DSACK that showed cur_spurious; 0 none */
     uint32_t window_open_frame; /* evidence: the peer packet that opened a window closed at the stall's start; 0 none */
     bool closing;               /* the sender's next transmission after cur was its FIN, or cur carried it */
+    bool chain_went_on;         /* cur was a bare FIN after unanswered timer copies, and the sender resent the head
+                                   after it: the FIN was its application's close, not the chain's end */
     bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
     bool released;              /* cur was the peer's bare ACK of all the sender had out, and the sender's next
                                    transmission was new data sent at once (the ACK had held it back) */
@@ -126,6 +128,8 @@ typedef struct tapo_tracker {
     uint32_t cur_tsval;         /* then: it */
     bool arrival_unanswered;    /* an earlier copy seen arriving, unconfirmed (tapo_cur_reveals) */
     uint32_t arrived_frame;     /* then: its frame */
+    bool awaiting_chain;        /* cur was a bare FIN after unanswered timer copies: whether the head is resent */
+    int64_t chain_head;         /* then: the head's first byte, stream offset */
 } tapo_tracker;
 
 /* The latest stall a receiver packet ended, on the sender's timeline. */
@@ -169,6 +173,11 @@ void tapo_hs_new_data(tapo_hindsight *hs);
 /* The sender sent [start, end) again (before the newest tracker's cur is
  * known: a later copy than every cur already known). */
 void tapo_hs_resent(tapo_hindsight *hs, int64_t start, int64_t end);
+
+/* The newest tracker's stall ended with the sender's bare FIN after its
+ * timer's unanswered copies of the data at head (stream offset): whether
+ * the sender resends it afterwards says whether the FIN ended the chain. */
+void tapo_hs_cur_gave_up(tapo_hindsight *hs, int64_t head);
 
 /* The sender sent its FIN. */
 void tapo_hs_fin(tapo_hindsight *hs);

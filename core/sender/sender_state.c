@@ -447,6 +447,11 @@ void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data)
     tapo_hs_transmitted(&s->hs, t_s, new_data);
 }
 
+void tapo_sender_watch_gave_up(tapo_sender *s, const tapo_tx_info *tx)
+{
+    tapo_hs_cur_gave_up(&s->hs, tx->retx_start);
+}
+
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)
 {
     tapo_cur_reveals reveals = tapo_tx_reveals(tx);

@@ -352,6 +352,11 @@ void tapo_sender_watch_acked(tapo_sender *s, double release_by_s);
  * carried data never sent before. */
 void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data);
 
+/* The newest watched stall ended with the sender's bare FIN that gave up
+ * its timer's chain (tx->gives_up): hindsight watches for the chain going
+ * on. */
+void tapo_sender_watch_gave_up(tapo_sender *s, const tapo_tx_info *tx);
+
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
 

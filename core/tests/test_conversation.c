@@ -122,6 +122,25 @@ static void test_settled_record(void)
     g_assert_true(tapo_record_settled(&rec));
 }
 
+/* A bare FIN that gave up a chain of timer copies: the chain went on only
+ * if the head is resent after it. */
+static void test_close_inside_chain(void)
+{
+    for (int resent = 0; resent < 2; resent++) {
+        tapo_facts facts = { 0 };
+        tapo_hindsight hs;
+        tapo_hs_init(&hs);
+        tapo_hs_open(&hs, &facts, 100, 400, 1, false);
+        tapo_hs_cur_gave_up(&hs, 100);
+        tapo_hs_fin(&hs);
+        tapo_hs_resent(&hs, 300, 400);                   /* not the head */
+        if (resent)
+            tapo_hs_resent(&hs, 100, 401);               /* the head, with the FIN */
+        g_assert_cmpint(facts.chain_went_on, ==, resent);
+        tapo_hs_destroy(&hs);
+    }
+}
+
 /* The client's next request lost twice before the capture point at the
  * server (its IP IDs skip two packets that appear nowhere): the copy the
  * capture sees is the first the server gets, a request all the same, and
@@ -883,6 +902,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/dsack-above-ack", test_dsack_above_ack);
     g_test_add_func("/conversation/state-bounded", test_state_bounded);
     g_test_add_func("/conversation/settled-record", test_settled_record);
+    g_test_add_func("/conversation/close-inside-chain", test_close_inside_chain);
     g_test_add_func("/conversation/copy-of-an-unseen-request", test_copy_of_an_unseen_request_is_a_request);
     g_test_add_func("/conversation/unreadable-header", test_unreadable_header);
     return g_test_run();

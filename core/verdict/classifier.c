@@ -364,9 +364,26 @@ static bool is_packet_delay(const tapo_snapshot *snap, trace *tr)
     return true;
 }
 
+/* Before rule 1: the sender's bare FIN after its timer's unanswered
+ * copies, which it then resent the head after (hindsight): the FIN was
+ * its application closing while the timer still waited, not the chain's
+ * end, and no copy ended the gap.  Decision (spec section 8: a true weaker
+ * verdict): undetermined; a reset, after which nothing is resent, carries
+ * the chain's cause (spec section 4). */
+static bool is_close_inside_chain(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
+{
+    if (snap->cur.dir != TAPO_DIR_OUT || !snap->cur.gives_up || !facts->chain_went_on)
+        return false;
+    note(tr, "the sender closed while its timer still resent unanswered data (it resent the head after the FIN): "
+             "the gap was the timer's wait, and the FIN is no copy");
+    return true;
+}
+
 static tapo_cause classify_cause(const tapo_snapshot *snap, const tapo_facts *facts,
                                  const tapo_config *cfg, trace *tr)
 {
+    if (is_close_inside_chain(snap, facts, tr))
+        return TAPO_CAUSE_UNDETERMINED;
     if (is_retransmission_stall(&snap->cur, tr))
         return classify_retransmission(snap, facts, cfg, tr);
     if (is_zero_window(snap, facts, tr))
