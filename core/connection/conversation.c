@@ -308,8 +308,6 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
         tapo_stall_build(&before[s].snap, &before[s].facts, &cur, cfg, &rec->view[s]);
         if (cur.own && tx->kind == TAPO_TX_RETRANSMISSION)
             tapo_sender_watch_cur(&e->tx, tx);
-        if (cur.own && tx->gives_up && !cur.rst)
-            tapo_sender_watch_gave_up(&e->tx, tx);
         if (!cur.own && tapo_cur_is_peer_bare_ack(&rec->view[s].snap.cur) && rec->view[s].snap.packets_out > 0)
             tapo_sender_watch_acked(&e->tx, release_deadline(p, &rec->view[s].snap, cfg));
         if (rec->view[s].snap.cur.unseen_resent) {   /* the proof is in the packet: final at once */
@@ -317,7 +315,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             tapo_facts_add_cur(&rec->view[s].facts_final, &proof);
         }
         if (cur.own)
-            tapo_sender_watch_sent(&e->tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst);
+            tapo_sender_watch_sent(&e->tx, tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst);
         stalled = stalled || rec->view[s].stalled;
     }
     return stalled;

@@ -432,9 +432,11 @@ tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
     };
 }
 
-void tapo_sender_watch_sent(tapo_sender *s, bool fin, bool bare_ack)
+void tapo_sender_watch_sent(tapo_sender *s, const tapo_tx_info *tx, bool fin, bool bare_ack)
 {
     tapo_hs_cur_sent(&s->hs, fin, bare_ack);
+    if (tx->gives_up && fin)   /* a bare FIN after its timer's unanswered copies */
+        tapo_hs_cur_gave_up(&s->hs, tx->retx_start);
 }
 
 void tapo_sender_watch_acked(tapo_sender *s, double release_by_s)
@@ -445,11 +447,6 @@ void tapo_sender_watch_acked(tapo_sender *s, double release_by_s)
 void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data)
 {
     tapo_hs_transmitted(&s->hs, t_s, new_data);
-}
-
-void tapo_sender_watch_gave_up(tapo_sender *s, const tapo_tx_info *tx)
-{
-    tapo_hs_cur_gave_up(&s->hs, tx->retx_start);
 }
 
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)

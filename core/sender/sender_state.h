@@ -339,9 +339,10 @@ void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts);
 /* What the sender's retransmission tx revealed about its stall's start. */
 tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx);
 
-/* The newest watched stall ended with the sender's own packet (fin: it
- * carried a FIN; bare_ack: nothing but an ACK). */
-void tapo_sender_watch_sent(tapo_sender *s, bool fin, bool bare_ack);
+/* The newest watched stall ended with the sender's own packet tx (fin: it
+ * carried a FIN; bare_ack: nothing but an ACK); a bare FIN that gave up
+ * its timer's chain (tx->gives_up) is watched for the chain going on. */
+void tapo_sender_watch_sent(tapo_sender *s, const tapo_tx_info *tx, bool fin, bool bare_ack);
 
 /* The newest watched stall ended with the peer's bare ACK of all the
  * sender had out; new data the sender sends by release_by_s (capture
@@ -351,11 +352,6 @@ void tapo_sender_watch_acked(tapo_sender *s, double release_by_s);
 /* The sender's packet seen at t_s (capture time, seconds); new_data: it
  * carried data never sent before. */
 void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data);
-
-/* The newest watched stall ended with the sender's bare FIN that gave up
- * its timer's chain (tx->gives_up): hindsight watches for the chain going
- * on. */
-void tapo_sender_watch_gave_up(tapo_sender *s, const tapo_tx_info *tx);
 
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
