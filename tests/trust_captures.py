@@ -407,10 +407,11 @@ def p13_idle_close():
     return f
 
 
-def p13_reset_after_retries():
-    """Pattern 13b.  At the client: its request goes unanswered through three
-    retries (0.3, 0.6, 1.2 s apart); it gives up with a reset.  The retries
-    are the client's doubles; the reset ends no wait for data."""
+def _unanswered_request():
+    """At the client, 50 ms from the server: after an answered exchange its
+    300-byte request goes unanswered through three timer retries (0.3,
+    0.6 and 1.2 s apart).  Returns the flow, the request's sequence number
+    and the time of the last retry."""
     f = Flow()
     t = f.handshake(0.0, 0.05, "client")
     t = exchange(f, t + 0.05, 0.05, 10, "client")
@@ -419,6 +420,14 @@ def p13_reset_after_retries():
     for backoff in (0.3, 0.6, 1.2):
         at += backoff
         f.send(at, CLIENT, 300, seq=req)
+    return f, req, at
+
+
+def p13_reset_after_retries():
+    """Pattern 13b.  At the client: its request goes unanswered through three
+    retries (0.3, 0.6, 1.2 s apart); it gives up with a reset.  The retries
+    are the client's doubles; the reset ends no wait for data."""
+    f, req, at = _unanswered_request()
     f.send(at + 2.4, CLIENT, 0, seq=req + 300, flags=RST | ACK)
     return f
 
@@ -840,14 +849,7 @@ def _close_after_retries(resent_after):
     (0.3, 0.6, 1.2 s apart); 2 s after the last its application closes
     (a bare FIN).  resent_after: its timer resends the request, with the
     FIN, 2.8 s after the FIN."""
-    f = Flow()
-    t = f.handshake(0.0, 0.05, "client")
-    t = exchange(f, t + 0.05, 0.05, 10, "client")
-    req = f.send(t + 0.05, CLIENT, 300)
-    at = t + 0.05
-    for backoff in (0.3, 0.6, 1.2):
-        at += backoff
-        f.send(at, CLIENT, 300, seq=req)
+    f, req, at = _unanswered_request()
     f.send(at + 2.0, CLIENT, 0, seq=req + 300, flags=FIN | ACK)
     if resent_after:
         f.send(at + 4.8, CLIENT, 300, seq=req, flags=FIN | ACK)
