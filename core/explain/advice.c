@@ -93,7 +93,7 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         int from = cur->dir == TAPO_DIR_OUT ? v->sender : tapo_peer_of(v->sender);
         return from == tapo_conv_client(sum, &basis) ? syn_unanswered : syn_ack_unanswered;
     }
-    if (cur->dir == TAPO_DIR_OUT && cur->gives_up && v->facts->chain_went_on)
+    if (tapo_close_inside_chain(&v->view->snap, v->facts))
         return close_inside_chain;
     if (cur->dir == TAPO_DIR_OUT && cur->gives_up)
         return cur->rst ? reset_after_retries : close_after_retries;
@@ -107,7 +107,7 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return delayed_ack;
     if (v->cause == TAPO_CAUSE_DATA_UNAVAILABLE && cur->dir == TAPO_DIR_OUT && tapo_cur_is_bare_ack(cur))
         return acked_before_answer;
-    if (v->cause == TAPO_CAUSE_UNDETERMINED && v->view->snap.request_unheard && cur->dir == TAPO_DIR_OUT)
+    if (v->cause == TAPO_CAUSE_UNDETERMINED && tapo_request_lost(&v->view->snap))
         return request_lost;
     return tapo_cause_get(v->cause)->advice;
 }

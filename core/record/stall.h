@@ -121,6 +121,22 @@ typedef struct tapo_snapshot {
     tapo_cur cur;
 } tapo_snapshot;
 
+/* The receiver's request had had time to reach the sender, and the
+ * sender's own packet cur, with nothing outstanding, acknowledges none of
+ * it: it was lost on its way (classifier.c, before rules 3 to 5). */
+static inline bool tapo_request_lost(const tapo_snapshot *snap)
+{
+    return snap->request_unheard && snap->packets_out == 0 && snap->cur.dir == TAPO_DIR_OUT;
+}
+
+/* cur is the sender's bare FIN after its timer's unanswered copies, and
+ * it resent the head after it (hindsight: facts): its application closed
+ * while the timer still waited (classifier.c, before rule 1). */
+static inline bool tapo_close_inside_chain(const tapo_snapshot *snap, const tapo_facts *facts)
+{
+    return snap->cur.dir == TAPO_DIR_OUT && snap->cur.gives_up && facts->chain_went_on;
+}
+
 /* One endpoint's view of a stall: the gap as that endpoint, analysed as the
  * sender, lived it. */
 typedef struct tapo_stall_view {

@@ -23,6 +23,10 @@ void tapo_ca_on_event(tapo_sender *s, tapo_ca_event event);
 /* A retransmission with this trigger. */
 void tapo_ca_on_retransmission(tapo_sender *s, tapo_trigger trigger);
 
+/* A request of the peer's is pending, starting at p (its payload or SYN;
+ * NULL: a payload the capture never saw). */
+void tapo_sender_request_from(tapo_sender *s, const tapo_packet *p);
+
 /* An MSS option seen either way. */
 void tapo_sender_note_mss_option(tapo_sender *s, uint16_t mss_option);
 

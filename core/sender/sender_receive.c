@@ -334,12 +334,8 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
         s->rwnd_scale_known = true;
         /* Decision: the peer's SYN is its first request, pending until we
          * answer it (a late SYN-ACK is the server's delay, not the client's). */
-        if (!(p->flags & TAPO_TCP_ACK) && !s->syn_sent) {
-            s->request_pending = true;
-            s->request_known = true;
-            s->request_seq_raw = p->seq_raw;
-            s->request_seen_s = p->time_s;
-        }
+        if (!(p->flags & TAPO_TCP_ACK) && !s->syn_sent)
+            tapo_sender_request_from(s, p);
     }
     if (p->payload_len > 0)
         s->peer_data_unacked = true;

@@ -356,16 +356,20 @@ bool tapo_sender_acked_all(const tapo_sender *s, const tapo_packet *p)
 /* A request is what the sender can still answer: new payload (a copy of an
  * answered request, a keep-alive or a window probe asks nothing), before
  * the sender's own FIN. */
+void tapo_sender_request_from(tapo_sender *s, const tapo_packet *p)
+{
+    s->request_pending = true;
+    s->request_known = p != NULL;
+    s->request_seq_raw = p != NULL ? p->seq_raw : 0;
+    s->request_seen_s = p != NULL ? p->time_s : 0.0;
+}
+
 void tapo_sender_peer_spoke(tapo_sender *s, const tapo_packet *p)
 {
     if (s->fin_sent)
         return;
-    if (!s->request_pending) {
-        s->request_known = p != NULL;
-        s->request_seq_raw = p != NULL ? p->seq_raw : 0;
-        s->request_seen_s = p != NULL ? p->time_s : 0.0;
-    }
-    s->request_pending = true;
+    if (!s->request_pending)   /* a request already pending keeps its start */
+        tapo_sender_request_from(s, p);
     tapo_hs_request(&s->hs);
 }
 

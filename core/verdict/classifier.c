@@ -281,7 +281,7 @@ static bool is_data_unavailable(const tapo_snapshot *snap, const tapo_facts *fac
  * weaker verdict over a confident wrong one): undetermined. */
 static bool is_request_lost(const tapo_snapshot *snap, trace *tr)
 {
-    if (!snap->request_unheard || snap->packets_out != 0 || snap->cur.dir != TAPO_DIR_OUT)
+    if (!tapo_request_lost(snap))
         return false;
     note(tr, "nothing outstanding; the receiver's request had had time to arrive, and the sender's packet "
              "acknowledges none of it: it was lost on its way, no request was pending and the receiver was not idle");
@@ -372,7 +372,7 @@ static bool is_packet_delay(const tapo_snapshot *snap, trace *tr)
  * the chain's cause (spec section 4). */
 static bool is_close_inside_chain(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
 {
-    if (snap->cur.dir != TAPO_DIR_OUT || !snap->cur.gives_up || !facts->chain_went_on)
+    if (!tapo_close_inside_chain(snap, facts))
         return false;
     note(tr, "the sender closed while its timer still resent unanswered data (it resent the head after the FIN): "
              "the gap was the timer's wait, and the FIN is no copy");
