@@ -192,6 +192,8 @@ typedef struct tapo_verdict {
     double position;                /* cur's place in the sender's data, 0..1 (one pass: in the data sent so far) */
     int sender;                     /* endpoint analysed as the sender */
     tapo_basis sender_basis;        /* how it was chosen */
+    bool sender_lighter;            /* the sender sent fewer payload bytes than its peer, and its role (or
+                                     * the server port), not the stall, chose it (sender_choice.c) */
     bool sender_role_known;         /* the handshake was captured: */
     tapo_role sender_role;          /* then: that endpoint's role */
     tapo_cause tree_cause;          /* the decision tree's cause, before the audit (audit.h) */

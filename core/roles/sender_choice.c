@@ -129,6 +129,14 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
     return sender;
 }
 
+/* Out of line: called for each stall's verdict, and inlined there it tips
+ * the link-time inliner on the per-packet path (docs/benchmarks.md). */
+G_GNUC_NO_INLINE bool tapo_conv_sender_lighter(const tapo_conv_summary *sum, int sender, tapo_basis basis)
+{
+    bool by_role = basis != TAPO_BASIS_DIRECTION && basis != TAPO_BASIS_PREFERENCE;
+    return by_role && sum->payload_bytes[sender] < sum->payload_bytes[tapo_peer_of(sender)];
+}
+
 bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,
                                      const tapo_config *cfg)
 {

@@ -118,6 +118,43 @@ static void test_confidence_follows_the_caveats(void)
     g_assert_true(a.v.caveats & TAPO_CAVEAT_INFERRED);
 }
 
+/* ---- the sender chosen against the byte counts ---------------------------- */
+
+/* A request of 300 bytes and, after 0.5 s of the server's think time, an
+ * answer of `answer` bytes: data-unavailable at the answer's first byte.
+ * Under the upload floor the responder is the sender even when its answer
+ * is the shorter; read from the client, the same gap is the client's idle
+ * after it asked, so the verdict rests on that choice: medium, caveat
+ * sender-choice.  An answer longer than the request leaves it high. */
+static tapo_verdict think_time_verdict(uint32_t answer)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_handshake(&b, 0.0, 0.05, WIN, WIN);
+    tb_data(&b, CLIENT, 0.1, 1, 300, 1);
+    tb_ack(&b, SERVER, 0.1502, 301, 1, WIN);
+    uint32_t first = tb_data(&b, SERVER, 0.65, 1, answer, 301);
+    tb_ack(&b, CLIENT, 0.70, 1 + answer, 301, WIN);
+    tapo_verdict v = tb_verdict(&b, first, true);
+    tb_free(&b);
+    return v;
+}
+
+static void test_sender_chosen_against_the_bytes(void)
+{
+    tapo_verdict shorter = think_time_verdict(100);
+    g_assert_cmpint(shorter.cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    g_assert_cmpint(shorter.sender, ==, SERVER);
+    g_assert_true(shorter.sender_lighter);
+    g_assert_true(shorter.caveats & TAPO_CAVEAT_SENDER_CHOICE);
+    g_assert_cmpint(shorter.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
+    tapo_verdict longer = think_time_verdict(400);
+    g_assert_cmpint(longer.cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    g_assert_false(longer.sender_lighter);
+    g_assert_cmpuint(longer.caveats, ==, 0);
+    g_assert_cmpint(longer.confidence, ==, TAPO_CONFIDENCE_HIGH);
+}
+
 /* ---- the server by its port ------------------------------------------- */
 
 static void test_server_by_ports(void)
@@ -194,6 +231,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/audit/reset-is-no-delivery", test_audit_reset_is_no_delivery);
     g_test_add_func("/trust/audit/idle-close-is-client-idle", test_audit_idle_close_is_client_idle);
     g_test_add_func("/trust/confidence-follows-the-caveats", test_confidence_follows_the_caveats);
+    g_test_add_func("/trust/sender-chosen-against-the-bytes", test_sender_chosen_against_the_bytes);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);
     g_test_add_func("/trust/clock-of-a-burst-released-late", test_clock_of_a_burst_released_late);
     g_test_add_func("/trust/a-jump-proves-the-counter-shared", test_a_jump_proves_the_counter_shared);

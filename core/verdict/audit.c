@@ -96,6 +96,12 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
      * readers refuted). */
     if (tapo_cur_is_bare_ack(&snap->cur))
         c |= TAPO_CAVEAT_BARE_ACK;
+    /* Which endpoint is the sender decides the cause (the same packet is
+     * one side's think time and the other's idle); where the choice went
+     * against the byte counts, readers of the packets split on it
+     * (docs/causes.md, "Confidence"). */
+    if (v->sender_lighter)
+        c |= TAPO_CAVEAT_SENDER_CHOICE;
     return c;
 }
 
