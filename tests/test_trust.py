@@ -331,6 +331,17 @@ class TrustPatterns(unittest.TestCase):
         self.assertEqual(stall["tapo.stall.cause"], "undetermined")
         self.assertIn("went on resending", stall["tapo.stall.hint"])
 
+    def test_p34_an_answer_after_unseen_ids_is_no_proven_wait(self):
+        for two_pass in (True, False):
+            late = [s for s in self.stalls("p34_answer_after_unseen_ids", two_pass)
+                    if float(s["tapo.stall.duration"]) > 4.0]
+            self.assertEqual([s["tapo.stall.cause"] for s in late], ["undetermined"])
+            self.assertIn("IP IDs show packets the capture never saw", late[0]["tapo.stall.hint"])
+            self.assertIn("skip 5 values", late[0]["tapo.stall.rule"])
+            late = [s for s in self.stalls("p34_answer_after_consecutive_ids", two_pass)
+                    if float(s["tapo.stall.duration"]) > 4.0]
+            self.assertEqual([s["tapo.stall.cause"] for s in late], ["data-unavailable"])
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

@@ -870,6 +870,36 @@ def p33_close_inside_the_chain():
     return _close_after_retries(True)
 
 
+def _answer_after(skipped_ids):
+    f = Flow()
+    t = f.handshake(0.0, 0.04, "client")
+    f.request(t + 0.05, length=72)
+    f.send(t + 0.09, SERVER, 0)                  # the server's ACK of the request
+    f.conn.ip_id[SERVER] += skipped_ids          # what the server sent that the capture never saw
+    f.send(t + 5.09, SERVER, 79)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 5.0901, CLIENT, 0)
+    return f
+
+
+def p34_answer_after_unseen_ids():
+    """At the client, 40 ms from the server: the server acknowledges a
+    72-byte request at once, and its first answer (79 bytes) arrives 5 s
+    later with its IP ID 6 on, where no packet of the capture carries the
+    5 IDs between (made so: the server's 5 earlier sends of the answer
+    were lost before the capture point).  The counter is not yet shown to
+    be this connection's (one step), so the IDs prove neither the copies
+    nor the server's wait: not data-unavailable, undetermined."""
+    return _answer_after(5)
+
+
+def p34_answer_after_consecutive_ids():
+    """As p34, but the answer's IP ID follows the ACK's: the server sent
+    nothing in between, and its 5 s were its application's
+    (data-unavailable)."""
+    return _answer_after(0)
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

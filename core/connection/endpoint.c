@@ -107,6 +107,22 @@ static bool missing_ids_unclaimed(const tapo_ip_ids *ids, const tapo_packet *p)
            !tapo_id_census_carried_between(p->census, ids->last_order, ids->last, p->id_order, p->ip_id);
 }
 
+/* A skip of the IDs too large to count this early (before the counter is
+ * shown to step by one), after IDs that had only stepped by one, that no
+ * packet of the capture claims: the sender may have sent that many
+ * packets the capture missed, or packets of other connections from a
+ * counter they share; nothing tells which.  (A counter that had already
+ * skipped is another's as much as this connection's.)  Out of line: the
+ * per-packet path reaches it only on such a skip. */
+G_GNUC_NO_INLINE static uint16_t early_unclaimed_skip(const tapo_ip_ids *ids, const tapo_packet *p, uint16_t step,
+                                                      bool established)
+{
+    if (step <= 1 || established || ids->shared || ids->unit_steps != ids->steps ||
+        step > TAPO_IP_ID_MAX_UNSEEN + 1 || !missing_ids_unclaimed(ids, p))
+        return 0;
+    return (uint16_t)(step - 1u);
+}
+
 /* Two consecutive IDs say that nothing was sent in between, whatever the
  * counter (one per connection, or one for the whole host: then nothing was
  * sent at all).  A larger step counts unseen packets of this connection
@@ -134,6 +150,7 @@ tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p
             ids->shared = true;
         if (step == 1 || (!ids->shared && step >= 1 && step <= max_step && missing_ids_unclaimed(ids, p)))
             unseen = tapo_opt_count_of(step - 1u);
+        ids->unclaimed_skipped = unseen.known ? 0 : early_unclaimed_skip(ids, p, step, established);
         ids->steps++;
         ids->unit_steps += step == 1;
     }

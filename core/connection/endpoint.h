@@ -53,6 +53,8 @@ typedef struct tapo_ip_ids {
     uint32_t steps;               /* consecutive pairs seen, count */
     uint32_t unit_steps;          /* of which differed by one, count */
     uint32_t peer_packets;        /* the peer's packets seen since the latest, count */
+    uint16_t unclaimed_skipped;   /* IDs skipped before the latest that no packet of the capture carried, before
+                                   * its counter was shown to be this connection's (not counted), count; 0 none */
 } tapo_ip_ids;
 
 /* How far the capture point is from an endpoint as the sender

@@ -34,6 +34,7 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
      * resends an original lost before the capture point; only its IP IDs
      * could tell, and they do not (spec section 8: timing proves nothing). */
     bool timer_silence = in->since_tx_s.known && in->since_tx_s.s >= TAPO_TIMER_SLACK * in->rto_min_s;
+    cur->ids_skipped_unclaimed = in->away ? in->ids_skipped : 0;
     cur->may_resend_unseen = in->away && tx->kind == TAPO_TX_NEW && snap->packets_out == 0 && !tx->unseen_counted &&
                              snap->queued_more && !snap->request_pending && timer_silence;
     if (!resent)

@@ -45,6 +45,13 @@ static const char request_lost[] =
     "{sender} never received the last request of {receiver} (its packet acknowledges none of it): "
     "look for loss on the path from {receiver} to {sender}";
 
+/* New data after a silence, with IP IDs the capture never saw
+ * (is_wait_or_unseen_sends in classifier.c): the wait or a loss. */
+static const char unseen_sends_possible[] =
+    "{sender} sent this data {duration} after its previous packet, and its IP IDs show packets the capture "
+    "never saw: the data may have been lost before the capture point and sent again, or {sender} waited; "
+    "a capture nearer {sender} would tell";
+
 /* data-unavailable ended by the sender's bare ACK of the request, its
  * answer only later (hindsight): the gap is until that ACK, not the
  * answer, so "waited before answering" would understate the wait. */
@@ -109,6 +116,8 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return acked_before_answer;
     if (v->cause == TAPO_CAUSE_UNDETERMINED && tapo_request_lost(&v->view->snap))
         return request_lost;
+    if (v->cause == TAPO_CAUSE_UNDETERMINED && tapo_unseen_sends_possible(&v->view->snap))
+        return unseen_sends_possible;
     return tapo_cause_get(v->cause)->advice;
 }
 

@@ -46,6 +46,8 @@ typedef struct tapo_cur {
     bool window_probe;              /* sender keep-alive or zero-window probe */
     bool acks_all;                  /* from the receiver: it acknowledged all the sender had outstanding */
     bool may_resend_unseen;         /* new data that may resend an original lost before the capture point, unprovable either way */
+    uint16_t ids_skipped_unclaimed; /* away from the sender, its own packet: IP IDs it skipped since its previous
+                                     * packet that no packet of the capture carried, not provably its own (endpoint.c), count */
     bool reveals_data;              /* from the receiver: it acknowledged sender data the capture never saw, sent in the gap */
     bool unseen_resent;             /* with reveals_data: the receiver's D-SACK of that data proves the sender sent it
                                        twice in the gap, a retransmission the capture never saw */
@@ -127,6 +129,20 @@ typedef struct tapo_snapshot {
 static inline bool tapo_request_lost(const tapo_snapshot *snap)
 {
     return snap->request_unheard && snap->packets_out == 0 && snap->cur.dir == TAPO_DIR_OUT;
+}
+
+/* cur is the sender's new data with nothing outstanding, seen away from
+ * it, continuing its sequence exactly (no data skipped that the unseen
+ * packets could have carried), and its IP IDs skip values that no packet
+ * of the capture carried:
+ * it may have sent this data before and lost it before the capture point
+ * (its timer's copies), or sent packets of other connections from one
+ * counter; nothing proves that it sent nothing while it was silent
+ * (classifier.c, before rules 3 and 4). */
+static inline bool tapo_unseen_sends_possible(const tapo_snapshot *snap)
+{
+    return snap->cur.dir == TAPO_DIR_OUT && snap->cur.new_data && !snap->cur.retransmission &&
+           snap->cur.unseen_bytes == 0 && snap->packets_out == 0 && snap->cur.ids_skipped_unclaimed > 0;
 }
 
 /* cur is the sender's bare FIN after its timer's unanswered copies, and

@@ -288,6 +288,22 @@ static bool is_request_lost(const tapo_snapshot *snap, trace *tr)
     return true;
 }
 
+/* Before rules 3 and 4, away from the sender: its new data after nothing
+ * was outstanding, its IP IDs skipping values no packet of the capture
+ * carried (tapo_unseen_sends_possible): the sender may have sent this data
+ * before, lost before the capture point, and the rules would name its
+ * application's wait (spec section 8: a transmission is not claimed
+ * without proof, nor is its absence).  Decision: undetermined. */
+static bool is_wait_or_unseen_sends(const tapo_snapshot *snap, trace *tr)
+{
+    if (!tapo_unseen_sends_possible(snap))
+        return false;
+    note(tr, "new data after nothing was outstanding, and the sender's IP IDs skip %u values no packet of the "
+             "capture carried: it may have sent this data before, lost before the capture point",
+         (unsigned)snap->cur.ids_skipped_unclaimed);
+    return true;
+}
+
 /* Before rule 4, away from the sender: new data that may resend an
  * original lost before the capture point (stall_build.c), where nothing
  * proves either the pause rule 4 would name or the loss: no rule holds.
@@ -389,6 +405,8 @@ static tapo_cause classify_cause(const tapo_snapshot *snap, const tapo_facts *fa
     if (is_zero_window(snap, facts, tr))
         return TAPO_CAUSE_ZERO_WINDOW;
     if (is_request_lost(snap, tr))
+        return TAPO_CAUSE_UNDETERMINED;
+    if (is_wait_or_unseen_sends(snap, tr))
         return TAPO_CAUSE_UNDETERMINED;
     if (is_data_unavailable(snap, facts, tr))
         return TAPO_CAUSE_DATA_UNAVAILABLE;
