@@ -136,9 +136,10 @@ G_GNUC_NO_INLINE static uint16_t early_unclaimed_skip(const tapo_ip_ids *ids, co
 tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p, double rto_min_s)
 {
     uint16_t id = p->ip_id;
+    tapo_ip_ids *ids = &e->ip_ids;
+    ids->unclaimed_skipped = 0;         /* p's own: a packet without an ID skipped nothing */
     if (id == 0)
         return tapo_opt_count_none();   /* no ID (IPv6), or a stack that leaves it 0 */
-    tapo_ip_ids *ids = &e->ip_ids;
     tapo_opt_count unseen = tapo_opt_count_none();
     if (ids->seen) {
         uint16_t step = (uint16_t)(id - ids->last);
@@ -150,7 +151,8 @@ tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p
             ids->shared = true;
         if (step == 1 || (!ids->shared && step >= 1 && step <= max_step && missing_ids_unclaimed(ids, p)))
             unseen = tapo_opt_count_of(step - 1u);
-        ids->unclaimed_skipped = unseen.known ? 0 : early_unclaimed_skip(ids, p, step, established);
+        if (!unseen.known)
+            ids->unclaimed_skipped = early_unclaimed_skip(ids, p, step, established);
         ids->steps++;
         ids->unit_steps += step == 1;
     }

@@ -134,11 +134,10 @@ static inline bool tapo_request_lost(const tapo_snapshot *snap)
 /* cur is the sender's new data with nothing outstanding, seen away from
  * it, continuing its sequence exactly (no data skipped that the unseen
  * packets could have carried), and its IP IDs skip values that no packet
- * of the capture carried:
- * it may have sent this data before and lost it before the capture point
- * (its timer's copies), or sent packets of other connections from one
- * counter; nothing proves that it sent nothing while it was silent
- * (classifier.c, before rules 3 and 4). */
+ * of the capture carried: it may have sent this data before and lost it
+ * before the capture point (its timer's copies), or sent packets of other
+ * connections from one counter; nothing proves that it sent nothing while
+ * it was silent (classifier.c, before rules 3 and 4). */
 static inline bool tapo_unseen_sends_possible(const tapo_snapshot *snap)
 {
     return snap->cur.dir == TAPO_DIR_OUT && snap->cur.new_data && !snap->cur.retransmission &&

@@ -155,6 +155,39 @@ static void test_sender_chosen_against_the_bytes(void)
     g_assert_cmpint(longer.confidence, ==, TAPO_CONFIDENCE_HIGH);
 }
 
+/* ---- IDs skipped before an answer ------------------------------------------ */
+
+/* At the client: the server acknowledges a request and answers it 5 s
+ * later, 5 IP IDs skipped that no packet carried (undetermined: copies or
+ * a wait, classifier.c).  Its next answer, to the next request, carries
+ * no ID (0): it skipped nothing, and its wait is data-unavailable; the
+ * skip belongs to the packet that made it, not to the sender's next. */
+static void test_a_skip_is_its_own_packets(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    b.use_ip_id = true;
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(&b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_data(&b, CLIENT, 0.1002, 1, REQ, 1);
+    tb_ack(&b, SERVER, 0.2002, 1 + REQ, 1, WIN);
+    b.next_ip_id[SERVER] += 5;
+    uint32_t skipped = tb_data(&b, SERVER, 5.2, 1, 79, 1 + REQ);
+    tb_ack(&b, CLIENT, 5.2001, 80, 1 + REQ, WIN);
+    tb_data(&b, CLIENT, 5.3, 1 + REQ, REQ, 80);
+    b.next_ip_id[SERVER] = 0xffff;   /* the next ID is 0: none */
+    uint32_t plain = tb_data(&b, SERVER, 10.3, 80, 79, 1 + 2 * REQ);
+    tb_ack(&b, CLIENT, 10.3001, 159, 1 + 2 * REQ, WIN);
+    tapo_verdict v = tb_verdict(&b, skipped, true);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_UNDETERMINED);
+    g_assert_cmpuint(v.view->snap.cur.ids_skipped_unclaimed, ==, 5);
+    v = tb_verdict(&b, plain, true);
+    g_assert_cmpuint(v.view->snap.cur.ids_skipped_unclaimed, ==, 0);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tb_free(&b);
+}
+
 /* ---- the server by its port ------------------------------------------- */
 
 static void test_server_by_ports(void)
@@ -232,6 +265,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/audit/idle-close-is-client-idle", test_audit_idle_close_is_client_idle);
     g_test_add_func("/trust/confidence-follows-the-caveats", test_confidence_follows_the_caveats);
     g_test_add_func("/trust/sender-chosen-against-the-bytes", test_sender_chosen_against_the_bytes);
+    g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);
     g_test_add_func("/trust/clock-of-a-burst-released-late", test_clock_of_a_burst_released_late);
     g_test_add_func("/trust/a-jump-proves-the-counter-shared", test_a_jump_proves_the_counter_shared);
