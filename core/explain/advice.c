@@ -49,7 +49,7 @@ static const char request_lost[] =
  * (is_wait_or_unseen_sends in classifier.c): the wait or a loss. */
 static const char unseen_sends_possible[] =
     "{sender} sent this data {duration} after its previous packet, and its IP IDs show packets the capture "
-    "never saw: the data may have been lost before the capture point and sent again, or {sender} waited; "
+    "never saw: the data may have been lost before the capture point and sent again, or it waited; "
     "a capture nearer {sender} would tell";
 
 /* data-unavailable ended by the sender's bare ACK of the request, its
