@@ -80,13 +80,19 @@ class RealCaptures(unittest.TestCase):
         # 62) and the path's round trip is 0.85 s (data 7 to its ACK 8): the
         # server answered the SYN it got at once, so the SYN-ACK ends no
         # stall of the server's (it was data-unavailable at the default
-        # vantage, before the hop count placed the capture).
+        # vantage, before the hop count placed the capture).  The client
+        # is the sender (its data the server only acknowledges:
+        # docs/algorithm.md, "The sender"), and for it the SYN-ACK came
+        # 1.0045 s after its last SYN copy, over the 1 s initial RTO: a
+        # late answer on a long path, packet-delay, as the verdict set's
+        # readers read frame 5.
         rows = ts.stall_fields(real("blitz__tcptrace__6syns.dmp"),
                                ["frame.number", "tapo.stall.cause", "tapo.stall.retransmission"],
                                extra=["-Y", "tcp.flags.syn == 1"])
         rows = [(int(f), c, ts.normalise_bool(r)) for f, c, r in rows]
         self.assertEqual(rows, [(2, "undetermined", True), (3, "undetermined", True),
-                                (4, "undetermined", True), (21, "undetermined", True)])
+                                (4, "undetermined", True), (5, "packet-delay", False),
+                                (21, "undetermined", True)])
 
     def path_rtts(self, path):
         """{(tcp.stream, port): the path's round trip seen from that port's

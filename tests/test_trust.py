@@ -342,6 +342,32 @@ class TrustPatterns(unittest.TestCase):
                     if float(s["tapo.stall.duration"]) > 4.0]
             self.assertEqual([s["tapo.stall.cause"] for s in late], ["data-unavailable"])
 
+    def test_p35_a_host_wide_counter_proves_no_copy(self):
+        for two_pass in (True, False):
+            late, = [s for s in self.stalls("p35_pause_after_host_ids", two_pass)
+                     if float(s["tapo.stall.duration"]) > 4.0]
+            self.assertEqual(late["tapo.stall.cause"], "resource-constraint")
+            late, = [s for s in self.stalls("p35_pause_after_connection_ids", two_pass)
+                     if float(s["tapo.stall.duration"]) > 4.0]
+            self.assertEqual(late["tapo.stall.cause"], "t-double")   # the original and a timer's copy unseen
+
+    def test_p36_a_client_pushing_its_data_is_the_sender(self):
+        for two_pass in (True, False):
+            late = [s for s in self.stalls("p36_heartbeats", two_pass) if float(s["tapo.stall.duration"]) > 2.0]
+            expected = ["resource-constraint"] * 5 + ["client-idle"]
+            pushed = late
+            if not two_pass:
+                # At the first 9-byte message only the report had gone
+                # unanswered: one pass still read the server as the sender
+                expected[0], pushed = "client-idle", late[1:]
+            self.assertEqual([s["tapo.stall.cause"] for s in late], expected)
+            self.assertTrue(all(s["tapo.sender"].startswith("initiator") for s in pushed), late)
+            self.assertTrue(all("sender-choice" in s["tapo.stall.caveat"] for s in late))
+            late = [s for s in self.stalls("p36_requests_answered", two_pass)
+                    if float(s["tapo.stall.duration"]) > 9.0]
+            self.assertEqual([s["tapo.stall.cause"] for s in late], ["client-idle"] * 5)
+            self.assertTrue(all(s["tapo.sender"].startswith("responder") for s in late), late)
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

@@ -900,6 +900,93 @@ def p34_answer_after_consecutive_ids():
     return _answer_after(0)
 
 
+def _pause_after_ids(host_elsewhere):
+    """At the client, 40 ms from the server: two requests answered by four
+    segments each, the server's IDs one by one; between the second request
+    and its answer (three full segments and a short one), host_elsewhere:
+    the server's host sends a packet to another connection (10.0.0.1:443
+    to 10.0.0.2:40001, in the capture) with its counter's next ID.
+    Everything acknowledged, the server sends 300 bytes of new data 5 s
+    later, its ID 3 on: the 2 IDs between are in no packet of the
+    capture."""
+    f = Flow()
+    t = f.handshake(0.0, 0.04, "client")
+    t = exchange(f, t + 0.1, 0.04, 4, "client")
+    f.request(t + 0.1)
+    if host_elsewhere:
+        other = Connection(client=("10.0.0.2", 40001), server=("10.0.0.1", 443))
+        f.add(t + 0.12, other.packet(SERVER, 1, 1, ACK | PSH, payload=b"y" * 100, ip_id=f.id(SERVER)))
+    t += 0.14
+    for length in (MSS, MSS, MSS, 500):     # a short last segment: the response's end
+        f.send(t, SERVER, length)
+        t += 0.0001
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.0001, CLIENT, 0)
+    f.conn.ip_id[SERVER] += 2
+    f.send(t + 5.0, SERVER, 300)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 5.0001, CLIENT, 0)
+    return f
+
+
+def p35_pause_after_host_ids():
+    """The server's host numbers all its packets from one counter: the ID
+    missing in this connection is on its packet to the other (made so).  The
+    2 IDs missing before the late data may be packets it sent elsewhere,
+    outside the capture, as much as copies of the data lost before it: no
+    copy is proven, and the late data is the application's pause
+    (resource-constraint), not a timer's copy."""
+    return _pause_after_ids(True)
+
+
+def p35_pause_after_connection_ids():
+    """Control: no packet of the host outside this connection, its IDs one
+    by one for 12 steps, so the 2 missing IDs are this connection's own
+    packets, lost before the capture point (made so: the server's timer
+    sent the data twice before): the late data is a retransmission."""
+    return _pause_after_ids(False)
+
+
+def _heartbeats(answered):
+    """At the client (the initiator), 40 ms from the server: the client
+    reports 100 bytes, then sends a 9-byte message every 10 s (5 of them);
+    3 s after the fifth the server sends a 13-byte command.  answered: the
+    server answers every client message at once with 20 bytes; otherwise it
+    only acknowledges them, 200 ms later (a delayed ACK)."""
+    f = Flow()
+    t = f.handshake(0.0, 0.04, "client")
+    for k, length in enumerate([100] + [9] * 5):
+        at = t + 0.05 + 10.0 * k
+        f.request(at, length=length)
+        if answered:
+            f.send(at + 0.041, SERVER, 20)
+            f.deliver(CLIENT, f.next_seq[SERVER])
+            f.send(at + 0.0411, CLIENT, 0)
+        else:
+            f.send(at + 0.24, SERVER, 0)
+    at = t + 53.05
+    f.send(at, SERVER, 13)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(at + 0.0001, CLIENT, 0)
+    return f
+
+
+def p36_heartbeats():
+    """The server only acknowledges the client's messages (made so): the
+    client pushes its data, 145 bytes against 13, so it is the sender
+    although under the upload floor.  Each message 10 s after the last is
+    its application's pause (resource-constraint), and the server's
+    command its peer's new request (client-idle)."""
+    return _heartbeats(False)
+
+
+def p36_requests_answered():
+    """Control: the server answers each message (made so): requests, the
+    server is the sender, and each new message 10 s later is its client's
+    (client-idle)."""
+    return _heartbeats(True)
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

@@ -65,6 +65,10 @@ typedef struct tapo_config {
 /* The initiator is the data sender (an upload) once it has sent more than
  * the responder and at least this much: more than a request. */
 #define TAPO_SENDER_SWITCH_BYTES 4096 /* bytes */
+/* Below it, the initiator is the data sender when the responder answered
+ * fewer than half of its messages with payload, and at least this many
+ * went unanswered (record/messages.h). */
+#define TAPO_SENDER_UNANSWERED 2      /* messages */
 
 /* A connection that is over (both FINs acknowledged, or a reset) keeps its
  * state this long after its latest packet: a lost last ACK makes the peer

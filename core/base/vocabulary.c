@@ -220,7 +220,7 @@ static const struct {
     { "audited", "the packets contradicted the decision tree's cause: the audit changed it (tapo.stall.rule says why)" },
     { "unexplained", "no rule of the decision tree explains the stall (tapo.stall.rule says what was seen)" },
     { "bare-ack", "a bare ACK ended the stall: whether the gap was a delayed ACK, think time or the path is read from an ACK, not from data" },
-    { "sender-choice", "the analysed sender sent less data than its peer (a responder's short answers to longer requests): read with the other endpoint as the sender, the cause may differ" },
+    { "sender-choice", "the data did not settle which endpoint is the sender: it sent less data than its peer (a responder's short answers to longer requests), or a client sent under 4 KB in messages its peer only acknowledged; read with the other endpoint as the sender, the cause may differ" },
 };
 
 const char *tapo_caveat_name(tapo_caveat bit)

@@ -173,7 +173,7 @@ typedef enum {
     TAPO_CAVEAT_AUDITED = 1 << 6,             /* the packets contradicted the decision tree's cause */
     TAPO_CAVEAT_UNEXPLAINED = 1 << 7,         /* no rule of the tree explains the stall */
     TAPO_CAVEAT_BARE_ACK = 1 << 8,            /* a bare ACK ended it: what the gap held is read from an ACK */
-    TAPO_CAVEAT_SENDER_CHOICE = 1 << 9,       /* the sender sent less than its peer: its role, not its data, chose it */
+    TAPO_CAVEAT_SENDER_CHOICE = 1 << 9,       /* the data did not settle the sender (sender_choice.h) */
     TAPO_CAVEAT_COUNT_BITS = 10
 } tapo_caveat;
 

@@ -40,6 +40,7 @@ void tapo_conv_init(tapo_conv *c, const tapo_config *cfg)
     tapo_endpoint_init(&c->ep[0], cfg);
     tapo_endpoint_init(&c->ep[1], cfg);
     c->turn_version = 1;   /* the endpoints' distances (version 0) are not measured yet */
+    tapo_messages_init(&c->messages);
 }
 
 void tapo_conv_destroy(tapo_conv *c)
@@ -514,6 +515,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);
+    tapo_messages_packet(&c->messages, p->from, tx.new_data ? p->payload_len : 0);
     release_if_over(c, p);
     for (int s = 0; s < 2; s++)
         tapo_clock_note(&c->ep[s].clock, &gaps[s].on_clock);
@@ -528,6 +530,7 @@ void tapo_conv_summarize(const tapo_conv *c, tapo_conv_summary *sum)
         sum->payload_bytes[e] = tapo_sender_payload_bytes(&c->ep[e].tx);
         sum->port[e] = c->ep[e].port;
     }
+    sum->messages = c->messages.counts;
     sum->initiator = c->handshake.initiator;
 }
 
@@ -538,5 +541,6 @@ void tapo_conv_resume(tapo_conv *c, const tapo_conv_summary *sum)
         c->ep[e].port = sum->port[e];
     }
     c->handshake.initiator = sum->initiator;
+    tapo_messages_resume(&c->messages, &sum->messages);
     c->has_prev = true;   /* not the first packet: it may end a stall */
 }

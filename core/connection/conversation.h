@@ -44,6 +44,7 @@ typedef struct tapo_conv {
     bool has_prev;                /* a packet was seen before */
     bool rst_seen;                /* a reset ended the connection */
     tapo_conv_events events;
+    tapo_message_tracker messages; /* who answered whom, for the sender's choice */
 } tapo_conv;
 
 void tapo_conv_init(tapo_conv *c, const tapo_config *cfg);

@@ -107,6 +107,25 @@ static bool missing_ids_unclaimed(const tapo_ip_ids *ids, const tapo_packet *p)
            !tapo_id_census_carried_between(p->census, ids->last_order, ids->last, p->id_order, p->ip_id);
 }
 
+/* A skip whose missing IDs the sender's own host carried between its two
+ * packets, on packets outside this connection (another connection, or not
+ * TCP), proves its counter host-wide: a later skip may be packets it sent
+ * elsewhere that the capture does not hold as much as this connection's
+ * own lost ones (spec section 8). */
+static bool host_numbered_elsewhere(const tapo_ip_ids *ids, const tapo_packet *p, uint16_t step)
+{
+    return step <= TAPO_IP_ID_MAX_UNSEEN + 1 && p->census && ids->last_order && p->id_order &&
+           tapo_id_census_host_carried_between(p->census, ids->last_order, ids->last, p->id_order, p->ip_id);
+}
+
+/* Whether a skip of step proves the counter shared, by timing or by the
+ * host's packets elsewhere.  Out of line: reached only on a skip. */
+G_GNUC_NO_INLINE static bool skip_proves_shared(const tapo_endpoint *e, const tapo_packet *p, uint16_t step,
+                                                double rto_min_s)
+{
+    return proves_shared(e, p, step - 1u, rto_min_s) || host_numbered_elsewhere(&e->ip_ids, p, step);
+}
+
 /* A skip of the IDs too large to count this early (before the counter is
  * shown to step by one), after IDs that had only stepped by one, that no
  * packet of the capture claims: the sender may have sent that many
@@ -131,8 +150,10 @@ G_GNUC_NO_INLINE static uint16_t early_unclaimed_skip(const tapo_ip_ids *ids, co
  * probe): a counter shared with other connections (some stacks keep one
  * per host) jumps by what the host sent elsewhere, typically more, and
  * random IDs land near the previous one by chance.  Once a jump proves
- * the counter shared, no jump counts any more.  And a gap counts only
- * where no other packet of the capture carried a missing ID. */
+ * the counter shared (too many unseen packets too soon, or the host's
+ * packets elsewhere carrying the missing IDs), no jump counts any more.
+ * And a gap counts only where no other packet of the capture carried a
+ * missing ID. */
 tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p, double rto_min_s)
 {
     uint16_t id = p->ip_id;
@@ -147,7 +168,7 @@ tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p
         bool sequential = ids->unit_steps >= TAPO_IP_ID_SEQUENTIAL_SHARE * ids->steps;
         unsigned max_step = !established ? TAPO_IP_ID_EARLY_MAX_UNSEEN + 1
                           : sequential ? TAPO_IP_ID_MAX_UNSEEN : 1;
-        if (step > 1 && !ids->shared && proves_shared(e, p, step - 1u, rto_min_s))
+        if (step > 1 && !ids->shared && skip_proves_shared(e, p, step, rto_min_s))
             ids->shared = true;
         if (step == 1 || (!ids->shared && step >= 1 && step <= max_step && missing_ids_unclaimed(ids, p)))
             unseen = tapo_opt_count_of(step - 1u);

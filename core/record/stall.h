@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "record/hindsight.h"
+#include "record/messages.h"
 #include "base/optional.h"
 #include "base/vocabulary.h"
 
@@ -188,6 +189,7 @@ static inline bool tapo_record_settled(const tapo_stall_record *rec)
  * (tapo_conv_is_over): the sender is chosen from these with hindsight. */
 typedef struct tapo_conv_summary {
     uint64_t payload_bytes[2];    /* new payload each endpoint sent, bytes */
+    tapo_message_counts messages; /* who answered whom (record/messages.h) */
     tapo_opt_endpoint initiator;  /* the endpoint that sent the SYN */
     uint16_t port[2];             /* TCP port of each endpoint */
 } tapo_conv_summary;
@@ -207,8 +209,8 @@ typedef struct tapo_verdict {
     double position;                /* cur's place in the sender's data, 0..1 (one pass: in the data sent so far) */
     int sender;                     /* endpoint analysed as the sender */
     tapo_basis sender_basis;        /* how it was chosen */
-    bool sender_lighter;            /* the sender sent fewer payload bytes than its peer, and its role (or
-                                     * the server port), not the stall, chose it (sender_choice.c) */
+    bool sender_uncertain;          /* the data did not settle the sender and its role (or the server port),
+                                     * not the stall, chose it (sender_choice.h) */
     bool sender_role_known;         /* the handshake was captured: */
     tapo_role sender_role;          /* then: that endpoint's role */
     tapo_cause tree_cause;          /* the decision tree's cause, before the audit (audit.h) */

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "roles/sender_choice.h"
+
+#include <glib.h>
 #include "base/endpoint_pair.h"
 
 #include "roles/roles.h"
@@ -31,9 +33,29 @@ static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, 
 
 /* The client sent more than the server, and enough to be more than a
  * request: an upload, the client is the data sender. */
-static bool is_upload(uint64_t client_bytes, uint64_t server_bytes)
+static bool is_upload_bytes(uint64_t client_bytes, uint64_t server_bytes)
 {
     return client_bytes > server_bytes && client_bytes >= TAPO_SENDER_SWITCH_BYTES;
+}
+
+/* Endpoint e pushes its data to a peer that only acknowledges it (reports,
+ * heartbeats, a small upload): e sent more payload, and the peer answered
+ * fewer than half of e's messages with payload of its own, at least
+ * TAPO_SENDER_UNANSWERED of them (one unanswered request is a server
+ * that did not answer). */
+static bool pushes(const tapo_conv_summary *sum, int e)
+{
+    const tapo_message_counts *m = &sum->messages;
+    uint32_t unanswered = m->messages[e] - m->answered[e];
+    return sum->payload_bytes[e] > sum->payload_bytes[tapo_peer_of(e)] && unanswered > m->answered[e] &&
+           unanswered >= TAPO_SENDER_UNANSWERED;
+}
+
+/* The client is the data sender: an upload by its bytes, or data it
+ * pushes whatever their amount. */
+static bool client_sends(const tapo_conv_summary *sum, int client, int server)
+{
+    return is_upload_bytes(sum->payload_bytes[client], sum->payload_bytes[server]) || pushes(sum, client);
 }
 
 /* The endpoint whose data the connection is about (the paper's server). */
@@ -51,13 +73,14 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
     if (!sum->initiator.known) {
         /* No handshake: the server by its port stands in for the
          * responder, with the same rule as below (a client that sent a
-         * little more than its answers, requests, is no upload); without
+         * little more than its answers, requests, is no upload, unless it
+         * pushes them); without
          * one, the heavier sender so far, on a tie the endpoint that
          * received the first packet seen (usually the server). */
         tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
         if (server.known) {
             int client = tapo_peer_of(server.e);
-            if (is_upload(sum->payload_bytes[client], sum->payload_bytes[server.e])) {
+            if (client_sends(sum, client, server.e)) {
                 *basis = TAPO_BASIS_DATA;
                 return client;
             }
@@ -72,11 +95,10 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
         return 1;
     }
     /* The responder, unless the initiator has sent more, and enough to be
-     * more than a request: an upload. */
+     * more than a request (an upload), or pushes its data. */
     int initiator = sum->initiator.e, responder = tapo_peer_of(initiator);
     uint64_t responder_bytes = sum->payload_bytes[responder];
-    uint64_t initiator_bytes = sum->payload_bytes[initiator];
-    if (is_upload(initiator_bytes, responder_bytes)) {
+    if (client_sends(sum, initiator, responder)) {
         *basis = TAPO_BASIS_DATA;
         return initiator;
     }
@@ -100,7 +122,17 @@ static bool stall_of_acked_data(const tapo_stall_view *mine, const tapo_stall_vi
     return tapo_cur_is_peer_bare_ack(&other->snap.cur) && other->facts_final.released;
 }
 
-int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
+/* The view's stall ended with its endpoint's own copy: of data, or of a
+ * SYN or SYN-ACK before its peer had sent anything. */
+static bool ends_with_own_copy(const tapo_stall_view *view)
+{
+    return view->stalled && view->snap.cur.dir == TAPO_DIR_OUT &&
+           (view->snap.cur.retransmission || (view->snap.cur.handshake_retransmission && !view->snap.rwnd_seen));
+}
+
+/* Out of line: called where a gap may be a stall, and inlined there it
+ * tips the link-time inliner on the per-packet path (docs/benchmarks.md). */
+G_GNUC_NO_INLINE int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
                      const tapo_stall_record *rec, tapo_basis *basis)
 {
     int sender;
@@ -115,8 +147,7 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
      * when its peer had sent nothing yet (a SYN resent to a silent server
      * is the client's stall: the server has nothing to analyse). */
     const tapo_stall_view *other = rec ? &rec->view[tapo_peer_of(sender)] : NULL;
-    if (other && other->stalled && other->snap.cur.dir == TAPO_DIR_OUT &&
-        (other->snap.cur.retransmission || (other->snap.cur.handshake_retransmission && !other->snap.rwnd_seen))) {
+    if (other && ends_with_own_copy(other)) {
         *basis = TAPO_BASIS_DIRECTION;
         return tapo_peer_of(sender);
     }
@@ -129,12 +160,33 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
     return sender;
 }
 
+/* Whether the sender is the client (the initiator, or without a handshake
+ * the endpoint that is not the server by its port) chosen under the upload
+ * floor: by its unanswered messages alone. */
+static bool chosen_by_messages(const tapo_conv_summary *sum, int sender)
+{
+    int client;
+    if (sum->initiator.known) {
+        client = sum->initiator.e;
+    } else {
+        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+        if (!server.known)
+            return false;
+        client = tapo_peer_of(server.e);
+    }
+    return sender == client && sum->payload_bytes[sender] < TAPO_SENDER_SWITCH_BYTES;
+}
+
 /* Out of line: called for each stall's verdict, and inlined there it tips
  * the link-time inliner on the per-packet path (docs/benchmarks.md). */
-G_GNUC_NO_INLINE bool tapo_conv_sender_lighter(const tapo_conv_summary *sum, int sender, tapo_basis basis)
+G_GNUC_NO_INLINE bool tapo_conv_sender_uncertain(const tapo_conv_summary *sum, int sender, tapo_basis basis,
+                                                 const tapo_stall_view *view)
 {
-    bool by_role = basis != TAPO_BASIS_DIRECTION && basis != TAPO_BASIS_PREFERENCE;
-    return by_role && sum->payload_bytes[sender] < sum->payload_bytes[tapo_peer_of(sender)];
+    /* A stall the sender's own copy ended is its stall whatever the choice:
+     * read with the other as the sender, the copy chooses it back. */
+    bool by_role = basis != TAPO_BASIS_DIRECTION && basis != TAPO_BASIS_PREFERENCE && !ends_with_own_copy(view);
+    return by_role && (sum->payload_bytes[sender] < sum->payload_bytes[tapo_peer_of(sender)] ||
+                       chosen_by_messages(sum, sender));
 }
 
 bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,

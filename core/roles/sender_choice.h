@@ -28,11 +28,14 @@ int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_config *cfg,
 bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,
                                      const tapo_config *cfg);
 
-/* True when the sender sent less payload than its peer and its role (the
- * responder, the server port), not the stall or a preference, chose it
- * (basis): a responder's short answers to longer requests, under the
- * upload floor.  The verdict then rests on that reading (caveat
+/* True when the data did not settle which endpoint is the sender, and its
+ * role, not the stall (view: the sender's own copy ended it) or a
+ * preference, chose it (basis): it sent less payload than its peer (a
+ * responder's short answers to longer requests, under the upload floor),
+ * or it is the client, chosen under the upload floor by its unanswered
+ * messages alone.  The verdict then rests on that reading (caveat
  * sender-choice). */
-bool tapo_conv_sender_lighter(const tapo_conv_summary *sum, int sender, tapo_basis basis);
+bool tapo_conv_sender_uncertain(const tapo_conv_summary *sum, int sender, tapo_basis basis,
+                                const tapo_stall_view *view);
 
 #endif /* TAPO_SENDER_CHOICE_H */

@@ -34,7 +34,12 @@ void tapo_table_init(tapo_conn_table *t, const tapo_config *cfg, double grace_s,
 void tapo_table_frame(tapo_conn_table *t, const tapo_segment_fields *seg, tapo_decode_result decoded)
 {
     bool ipv4 = decoded != TAPO_DECODE_UNKNOWN_LINK && seg->ends.family == 4;
-    t->frame_id_order = ipv4 ? tapo_id_census_note(&t->ids, seg->ip_id) : 0;
+    /* An ICMP error's ID is its own, its addresses the quoted packet's:
+     * its host is unknown. */
+    uint32_t host = 0;
+    if (ipv4 && decoded != TAPO_DECODE_QUOTED)
+        memcpy(&host, seg->ends.src, sizeof host);
+    t->frame_id_order = ipv4 ? tapo_id_census_note(&t->ids, seg->ip_id, host) : 0;
 }
 
 /* Puts c at the tail of a queue, as active at its latest segment. */

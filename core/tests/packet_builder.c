@@ -61,7 +61,7 @@ uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32
     if (b->use_ip_id) {
         p.ip_id = ++b->next_ip_id[from];
         p.census = &b->census;
-        p.id_order = tapo_id_census_note(&b->census, p.ip_id);
+        p.id_order = tapo_id_census_note(&b->census, p.ip_id, TB_HOST(from));
     }
     return feed(b, &p);
 }
@@ -72,8 +72,13 @@ uint32_t tb_repeat_last(tb *b, double t)
     p.frame = ++b->frame;
     p.time_s = t;
     if (p.census)
-        p.id_order = tapo_id_census_note(&b->census, p.ip_id);
+        p.id_order = tapo_id_census_note(&b->census, p.ip_id, TB_HOST(p.from));
     return feed(b, &p);
+}
+
+void tb_other_packet(tb *b, int host_of, uint16_t id)
+{
+    tapo_id_census_note(&b->census, id, TB_HOST(host_of));
 }
 
 void tb_handshake(tb *b, double t, double rtt, uint32_t client_window, uint32_t server_window)

@@ -16,7 +16,8 @@
 #define CLIENT 0
 #define SERVER 1
 #define TB_MAX_FRAMES 4096
-#define TB_MSS 1460      /* MSS option in both SYNs, and the segment size tests use, bytes */
+#define TB_MSS 1460
+#define TB_HOST(e) (0x0a000001u + (uint32_t)(e))   /* endpoint e's IPv4 address in the census */      /* MSS option in both SYNs, and the segment size tests use, bytes */
 
 typedef struct tb {
     tapo_conv conv;
@@ -42,6 +43,10 @@ uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32
 
 /* Feeds the last packet again at time t: the same frame captured twice. */
 uint32_t tb_repeat_last(tb *b, double t);
+
+/* A packet of endpoint host_of's host outside this connection (another
+ * connection, or not TCP), carrying IPv4 ID id: noted in the census only. */
+void tb_other_packet(tb *b, int host_of, uint16_t id);
 
 /* Shorthands. */
 void tb_handshake(tb *b, double t, double rtt, uint32_t client_window, uint32_t server_window);

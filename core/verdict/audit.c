@@ -98,9 +98,10 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
         c |= TAPO_CAVEAT_BARE_ACK;
     /* Which endpoint is the sender decides the cause (the same packet is
      * one side's think time and the other's idle); where the choice went
-     * against the byte counts, readers of the packets split on it
-     * (docs/causes.md, "Confidence"). */
-    if (v->sender_lighter)
+     * against the byte counts, or rested on a client's unanswered messages
+     * alone, readers of the packets split on it (docs/causes.md,
+     * "Confidence"). */
+    if (v->sender_uncertain)
         c |= TAPO_CAVEAT_SENDER_CHOICE;
     return c;
 }

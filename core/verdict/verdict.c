@@ -50,7 +50,7 @@ bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *re
     v->final = final;
     v->sender = sender;
     v->sender_basis = basis;
-    v->sender_lighter = tapo_conv_sender_lighter(sum, sender, basis);
+    v->sender_uncertain = tapo_conv_sender_uncertain(sum, sender, basis, view);
     v->sender_role_known = sum->initiator.known;
     v->sender_role = sender == sum->initiator.e ? TAPO_ROLE_INITIATOR : TAPO_ROLE_RESPONDER;
     v->view = view;
