@@ -26,11 +26,7 @@ G_GNUC_NO_INLINE void tapo_messages_packet(tapo_message_tracker *m, int from, ui
             c->messages[from]++;
         if (m->last_from == 1 - from && c->answered[1 - from] < UINT32_MAX)
             c->answered[1 - from]++;
-        m->current = 0;
     }
-    m->current = new_bytes > UINT32_MAX - m->current ? UINT32_MAX : m->current + new_bytes;
-    if (m->current > c->largest[from])
-        c->largest[from] = m->current;
     m->run_from = (int8_t)from;
     m->last_from = (int8_t)from;
 }

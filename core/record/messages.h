@@ -16,14 +16,12 @@
 typedef struct tapo_message_counts {
     uint32_t messages[2];         /* each endpoint's messages, count */
     uint32_t answered[2];         /* of which the peer answered with payload before the endpoint's next, count */
-    uint32_t largest[2];          /* each endpoint's largest message, bytes (saturating) */
 } tapo_message_counts;
 
 typedef struct tapo_message_tracker {
     tapo_message_counts counts;
     int8_t run_from;              /* the endpoint whose message the next payload may continue; -1 none */
     int8_t last_from;             /* the endpoint that sent the latest message; -1 none */
-    uint32_t current;             /* the latest message's bytes so far */
 } tapo_message_tracker;
 
 void tapo_messages_init(tapo_message_tracker *m);
