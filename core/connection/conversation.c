@@ -515,7 +515,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);
-    tapo_messages_packet(&c->messages, p->from, tx.new_data ? p->payload_len : 0);
+    tapo_messages_packet(&c->messages, p->from, tx.new_data && p->payload_len > 0);
     release_if_over(c, p);
     for (int s = 0; s < 2; s++)
         tapo_clock_note(&c->ep[s].clock, &gaps[s].on_clock);

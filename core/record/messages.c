@@ -13,9 +13,9 @@ void tapo_messages_init(tapo_message_tracker *m)
 
 /* Out of line, one call per packet: inlined into the per-packet path it
  * tips the link-time inliner there (docs/benchmarks.md). */
-G_GNUC_NO_INLINE void tapo_messages_packet(tapo_message_tracker *m, int from, uint32_t new_bytes)
+G_GNUC_NO_INLINE void tapo_messages_packet(tapo_message_tracker *m, int from, bool new_payload)
 {
-    if (!new_bytes) {
+    if (!new_payload) {
         if (m->run_from == 1 - from)
             m->run_from = -1;     /* the peer spoke (an ACK): its next payload starts a message */
         return;

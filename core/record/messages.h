@@ -11,6 +11,7 @@
 #ifndef TAPO_MESSAGES_H
 #define TAPO_MESSAGES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct tapo_message_counts {
@@ -26,8 +27,8 @@ typedef struct tapo_message_tracker {
 
 void tapo_messages_init(tapo_message_tracker *m);
 
-/* A packet of endpoint 'from' carrying new_bytes of new payload (0: none). */
-void tapo_messages_packet(tapo_message_tracker *m, int from, uint32_t new_bytes);
+/* A packet of endpoint 'from', carrying new payload or not. */
+void tapo_messages_packet(tapo_message_tracker *m, int from, bool new_payload);
 
 /* Continues counting after the state was dropped (tapo_conv_resume). */
 void tapo_messages_resume(tapo_message_tracker *m, const tapo_message_counts *counts);

@@ -5,8 +5,8 @@
 #include "roles/sender_choice.h"
 
 #include <glib.h>
-#include "base/endpoint_pair.h"
 
+#include "base/endpoint_pair.h"
 #include "roles/roles.h"
 
 /* The sender a preference forces, if it applies to this connection. */

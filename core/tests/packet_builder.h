@@ -16,8 +16,8 @@
 #define CLIENT 0
 #define SERVER 1
 #define TB_MAX_FRAMES 4096
-#define TB_MSS 1460
-#define TB_HOST(e) (0x0a000001u + (uint32_t)(e))   /* endpoint e's IPv4 address in the census */      /* MSS option in both SYNs, and the segment size tests use, bytes */
+#define TB_MSS 1460      /* MSS option in both SYNs, and the segment size tests use, bytes */
+#define TB_HOST(e) (0x0a000001u + (uint32_t)(e))   /* endpoint e's IPv4 address in the census */
 
 typedef struct tb {
     tapo_conv conv;

@@ -164,14 +164,14 @@ static void test_messages_counted(void)
 {
     tapo_message_tracker m;
     tapo_messages_init(&m);
-    tapo_messages_packet(&m, 0, 100);   /* a report, in two segments */
-    tapo_messages_packet(&m, 0, 50);
-    tapo_messages_packet(&m, 1, 0);     /* acknowledged */
-    tapo_messages_packet(&m, 0, 9);     /* a heartbeat */
-    tapo_messages_packet(&m, 1, 0);
-    tapo_messages_packet(&m, 0, 9);     /* another, */
-    tapo_messages_packet(&m, 1, 13);    /* answered by a command */
-    tapo_messages_packet(&m, 0, 0);
+    tapo_messages_packet(&m, 0, true);    /* a report, in two segments */
+    tapo_messages_packet(&m, 0, true);
+    tapo_messages_packet(&m, 1, false);   /* acknowledged */
+    tapo_messages_packet(&m, 0, true);    /* a heartbeat */
+    tapo_messages_packet(&m, 1, false);
+    tapo_messages_packet(&m, 0, true);    /* another, */
+    tapo_messages_packet(&m, 1, true);    /* answered by a command */
+    tapo_messages_packet(&m, 0, false);
     g_assert_cmpuint(m.counts.messages[0], ==, 3);
     g_assert_cmpuint(m.counts.answered[0], ==, 1);
     g_assert_cmpuint(m.counts.messages[1], ==, 1);
@@ -200,6 +200,18 @@ static void test_sender_chosen_by_answers(void)
     g_assert_cmpint(tapo_conv_sender(&sum, &cfg, NULL, &basis), ==, 1);   /* one request, unanswered */
 }
 
+/* At the client, 100 ms from the server, IPv4 IDs numbered one by one:
+ * the handshake, then a request of REQ bytes at 0.1002 s. */
+static void request_at_client(tb *b)
+{
+    tb_init(b, 1000, 5000000);
+    b->use_ip_id = true;
+    tb_packet(b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_data(b, CLIENT, 0.1002, 1, REQ, 1);
+}
+
 /* ---- IDs skipped before an answer ------------------------------------------ */
 
 /* At the client: the server acknowledges a request and answers it 5 s
@@ -210,12 +222,7 @@ static void test_sender_chosen_by_answers(void)
 static void test_a_skip_is_its_own_packets(void)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    b.use_ip_id = true;
-    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
-    tb_packet(&b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_packet(&b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_data(&b, CLIENT, 0.1002, 1, REQ, 1);
+    request_at_client(&b);
     tb_ack(&b, SERVER, 0.2002, 1 + REQ, 1, WIN);
     b.next_ip_id[SERVER] += 5;
     uint32_t skipped = tb_data(&b, SERVER, 5.2, 1, 79, 1 + REQ);
@@ -282,12 +289,7 @@ static void test_clock_of_a_burst_released_late(void)
 static tapo_verdict late_segment(uint16_t jump, bool host_packet, uint16_t late_skip)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    b.use_ip_id = true;
-    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
-    tb_packet(&b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_packet(&b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_data(&b, CLIENT, 0.1002, 1, REQ, 1);
+    request_at_client(&b);
     uint32_t seq = 1;
     for (int i = 0; i < 6; i++) {
         uint32_t len = i == 5 ? 500 : MSS;
