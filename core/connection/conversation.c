@@ -77,16 +77,52 @@ tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config
 
 /* ---- turnarounds and RTT samples -------------------------------------- */
 
-static void add_turnaround(tapo_conv *c, tapo_endpoint *e, double sample_s, tapo_turn_kind kind)
+/* The responder's SYN-ACK is placed on its timeline with the only distance
+ * known by then, its handshake turnaround, which includes its time to
+ * answer the SYN (a router accepting a BGP session after 2 s).  Linux's
+ * sample runs from when the SYN-ACK left, so while it is the estimator's
+ * only one, a shorter distance measured since takes it again. */
+static void replace_syn_ack_sample(tapo_conv *c, tapo_endpoint *e, const tapo_endpoint *other,
+                                   const tapo_config *cfg)
 {
-    if (tapo_turn_add(&e->turn, sample_s, kind))
-        c->turn_version++;   /* the endpoints' distances are to be measured again */
+    if (e->rtt.samples != 1) {
+        e->rtt_from_syn_ack = false;   /* a second sample settled it */
+        return;
+    }
+    const tapo_distance *d = tapo_endpoint_distance(e, other, cfg, c->turn_version);
+    if (d->away && !d->known)
+        return;
+    double sample = c->handshake.ack_s - c->handshake.syn_ack_s + (d->away ? d->round_trip_min_s : 0.0);
+    if (!(sample < e->rtt.srtt_s - tapo_placement_margin(d)))
+        return;   /* within what placing a packet can tell */
+    tapo_rtt_init(&e->rtt, cfg->rto_initial_s);
+    memset(&e->rtt_history, 0, sizeof e->rtt_history);
+    tapo_rtt_sample(&e->rtt, sample, cfg->rto_min_s);
 }
 
-/* The handshake's turnarounds; and the initiator's first RTT sample, taken
- * from its SYN before the capture point's distance to it was known: once
- * the ACK of the SYN-ACK measures that, the SYN's round trip is the whole
- * handshake as seen here, Wireshark's initial RTT. */
+G_GNUC_NO_INLINE static void replace_syn_ack_samples(tapo_conv *c, const tapo_config *cfg)
+{
+    for (int k = 0; k < 2; k++)
+        if (c->ep[k].rtt_from_syn_ack)
+            replace_syn_ack_sample(c, &c->ep[k], &c->ep[tapo_peer_of(k)], cfg);
+}
+
+static void add_turnaround(tapo_conv *c, tapo_endpoint *e, double sample_s, tapo_turn_kind kind,
+                           const tapo_config *cfg)
+{
+    if (tapo_turn_add(&e->turn, sample_s, kind)) {
+        c->turn_version++;   /* the endpoints' distances are to be measured again */
+        if (G_UNLIKELY(c->ep[0].rtt_from_syn_ack || c->ep[1].rtt_from_syn_ack))
+            replace_syn_ack_samples(c, cfg);
+    }
+}
+
+/* The handshake's turnarounds; and the initiator's first RTT sample, from
+ * its SYN, which the SYN-ACK answered before the capture point's distance
+ * to the initiator was known (guessed, or not taken at all): once the ACK
+ * of the SYN-ACK measures that distance, the SYN's round trip is the whole
+ * handshake as seen here (Wireshark's initial RTT), or at the initiator
+ * SYN to SYN-ACK. */
 static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
                            const tapo_packet *p, const tapo_config *cfg)
 {
@@ -95,7 +131,7 @@ static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoin
     tapo_handshake_timing timing;
     tapo_handshake_note(&c->handshake, p, &timing);
     if (timing.turnaround)
-        add_turnaround(c, self, timing.turnaround_s, TAPO_TURN_HANDSHAKE);
+        add_turnaround(c, self, timing.turnaround_s, TAPO_TURN_HANDSHAKE, cfg);
     if (timing.syn_ack_unseen) {
         /* One direction only: the handshake's round trip is the path's,
          * both endpoints' first sample. */
@@ -104,19 +140,44 @@ static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoin
                 tapo_rtt_sample(&c->ep[e].rtt, timing.syn_round_trip_s, cfg->rto_min_s);
         return;
     }
-    tapo_basis basis;
-    if (!timing.syn_round_trip || self->rtt.samples != 1 ||
-        tapo_endpoint_vantage(self, peer, cfg, &basis) == TAPO_VANTAGE_SENDER)
+    /* Linux takes the SYN's round trip as the initiator's first sample
+     * (Karn's rule permitting), so one left untaken is taken now. */
+    bool untaken = self->syn_rtt_untaken && self->rtt.samples == 0;
+    self->syn_rtt_untaken = false;
+    if (!timing.syn_round_trip || (self->rtt.samples != 1 && !untaken))
         return;
+    tapo_basis basis;
+    if (tapo_endpoint_vantage(self, peer, cfg, &basis) == TAPO_VANTAGE_SENDER) {
+        if (untaken)
+            tapo_rtt_sample(&self->rtt, c->handshake.syn_ack_s - c->handshake.syn_s, cfg->rto_min_s);
+        return;
+    }
     tapo_rtt_init(&self->rtt, cfg->rto_initial_s);
     memset(&self->rtt_history, 0, sizeof self->rtt_history);
     tapo_rtt_sample(&self->rtt, timing.syn_round_trip_s, cfg->rto_min_s);
 }
 
+/* A keep-alive re-sends a byte its peer has, and the peer answers it at
+ * once with an ACK (RFC 1122 4.2.3.6; RFC 9293 3.10.7.4: an unacceptable
+ * segment is acknowledged at once): self's bare ACK right after the
+ * peer's keep-alive is a turnaround of self, as clean as an ACK of data.
+ * Without it the distance measured before may be longer than this answer
+ * took, and the answer would be placed before the question. */
+G_GNUC_NO_INLINE static void note_keep_alive(tapo_conv *c, tapo_endpoint *self, const tapo_packet *p,
+                                             const tapo_config *cfg)
+{
+    bool answers = c->keep_alive_by == 1 + tapo_peer_of(p->from);
+    c->keep_alive_by = p->keep_alive ? (uint8_t)(1 + p->from) : 0;
+    if (!answers || !p->header_valid || p->payload_len > 0 || p->keep_alive ||
+        (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN | TAPO_TCP_RST)) || !(p->flags & TAPO_TCP_ACK))
+        return;
+    add_turnaround(c, self, p->time_s - self->tx.peer_last_seen_s, TAPO_TURN_CLEAN, cfg);
+}
+
 /* Call before p updates the senders: whether p answers a pending request
  * (the head of a response) decides whether its echo is a clean sample. */
 static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
-                            const tapo_packet *p)
+                            const tapo_packet *p, const tapo_config *cfg)
 {
     if (!p->header_valid || !p->has_timestamps)
         return;
@@ -131,7 +192,7 @@ static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoi
     if (p->keep_alive || p->zero_window_probe || tapo_sender_resends(&self->tx, p, &from, &to))
         return;
     bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
-    add_turnaround(c, self, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN);
+    add_turnaround(c, self, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN, cfg);
 }
 
 /* Whether p's peer, as the sender, had data outstanding, no recovery
@@ -164,13 +225,17 @@ static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, con
 {
     if (!rx->rtt_valid || (acked_before && !tapo_sender_outstanding(&peer->tx)))
         return;
-    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, TAPO_TURN_CLEAN);
+    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, TAPO_TURN_CLEAN, cfg);
     const tapo_distance *d = tapo_endpoint_distance(peer, self, cfg, c->turn_version);
-    if (!d->known)
+    if (!d->known) {
+        peer->syn_rtt_untaken = peer->rtt.samples == 0 && (p->flags & TAPO_TCP_SYN);
         return;
+    }
     double sent = rx->rtt_tx_time_s;
     if (d->away && rx->rtt_seen_s - sent <= 0.0)
         sent = rx->rtt_seen_s - d->round_trip_min_s;   /* placed before the distance was known */
+    if (G_UNLIKELY(peer->rtt.samples == 0))
+        peer->rtt_from_syn_ack = d->away && c->handshake.acked && rx->rtt_seen_s == c->handshake.syn_ack_s;
     tapo_rtt_history_note(&peer->rtt_history, &peer->rtt, p->time_s, rx->rtt_from, rx->rtt_to);
     tapo_rtt_sample(&peer->rtt, p->time_s - sent, cfg->rto_min_s);
 }
@@ -196,6 +261,7 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
                         tapo_tx_info *tx, tapo_rx_info *rx)
 {
     const tapo_view_gap *g = &gaps[p->from];
+    uint32_t owed_acks = self->ip_ids.peer_data_packets;   /* read before the ID count resets it */
     tapo_send_context ctx = {
         .margin_s = g->on_clock.margin_s,
         .send_time_s = g->time_s,
@@ -207,11 +273,13 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         .away = g->distance.away,
         .at_receiver = g->distance.at_receiver,
         .unseen_packets = tapo_endpoint_count_unseen(self, p, cfg->rto_min_s),
+        .owed_acks = owed_acks,
         /* A request seemingly on its way had arrived if p acknowledges it:
          * an ACK says exactly what its sender had received. */
         .request_on_way = g->clock.request_on_way && !tapo_sender_acked_all(&peer->tx, p),
     };
-    tapo_endpoint_note_peer_packet(peer);
+    tapo_endpoint_note_peer_packet(peer, p->header_valid &&
+                                          (p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN))));
     /* p acknowledging the peer's data the capture never saw (one direction
      * only): its sender heard the peer speak before it sent p. */
     if (tapo_sender_acked_unseen(&peer->tx, p))
@@ -398,7 +466,9 @@ static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, co
     /* p's own turnaround first: a SYN-ACK tells how far the capture point
      * is from its sender before it is placed on that sender's timeline. */
     note_handshake(c, self, peer, p, cfg);
-    note_timestamps(c, self, peer, p);
+    if (G_UNLIKELY(c->keep_alive_by || p->keep_alive))
+        note_keep_alive(c, self, p, cfg);
+    note_timestamps(c, self, peer, p, cfg);
     if (tapo_hops_note(&self->hops, p->ttl))
         c->turn_version++;   /* the vantage may read otherwise */
     for (int s = 0; s < 2; s++)

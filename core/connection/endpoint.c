@@ -182,10 +182,12 @@ tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p
     ids->last_order = p->id_order;
     ids->last_s = p->time_s;
     ids->peer_packets = 0;
+    ids->peer_data_packets = 0;
     return unseen;
 }
 
-void tapo_endpoint_note_peer_packet(tapo_endpoint *e)
+void tapo_endpoint_note_peer_packet(tapo_endpoint *e, bool takes_sequence)
 {
     e->ip_ids.peer_packets++;
+    e->ip_ids.peer_data_packets += takes_sequence && e->ip_ids.peer_data_packets < UINT16_MAX;
 }

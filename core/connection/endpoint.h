@@ -55,6 +55,8 @@ typedef struct tapo_ip_ids {
     uint32_t peer_packets;        /* the peer's packets seen since the latest, count */
     uint16_t unclaimed_skipped;   /* IDs skipped before the latest that no packet of the capture carried, before
                                    * its counter was shown to be this connection's (not counted), count; 0 none */
+    uint16_t peer_data_packets;   /* of the peer's packets since the latest, those it may have acknowledged one by
+                                   * one (payload, SYN or FIN), count (saturating) */
 } tapo_ip_ids;
 
 /* How far the capture point is from an endpoint as the sender
@@ -80,6 +82,10 @@ typedef struct tapo_endpoint {
     tapo_distance distance;       /* from it as the sender to the capture point... */
     uint32_t distance_version;    /* ...as of this version of the connection's turnarounds (0: never) */
     uint16_t port;                /* its TCP port */
+    bool syn_rtt_untaken;         /* its SYN was answered before the capture point's distance to it was
+                                   * known, so that round trip is not yet in its estimator */
+    bool rtt_from_syn_ack;        /* its estimator's first sample was its SYN-ACK's, placed with a distance
+                                   * that may include its time to answer the SYN (conversation.c) */
 } tapo_endpoint;
 
 void tapo_endpoint_init(tapo_endpoint *e, const tapo_config *cfg);
@@ -121,7 +127,8 @@ double tapo_endpoint_send_time(const tapo_endpoint *self, const tapo_endpoint *p
  * IDs (endpoint.c says when they count); updates the endpoint's ID
  * history. */
 tapo_opt_count tapo_endpoint_count_unseen(tapo_endpoint *e, const tapo_packet *p, double rto_min_s);
-/* The peer sent a packet: something e may answer unseen. */
-void tapo_endpoint_note_peer_packet(tapo_endpoint *e);
+/* The peer sent a packet: something e may answer unseen (an ACK of its own
+ * when the packet took sequence space). */
+void tapo_endpoint_note_peer_packet(tapo_endpoint *e, bool takes_sequence);
 
 #endif /* TAPO_ENDPOINT_H */

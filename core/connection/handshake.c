@@ -48,6 +48,7 @@ void tapo_handshake_note(tapo_handshake *h, const tapo_packet *p, tapo_handshake
         timing->turnaround = true;
         timing->turnaround_s = p->time_s - h->syn_ack_s;
         h->acked = true;
+        h->ack_s = p->time_s;
         if (h->syn_seen) {
             timing->syn_round_trip = true;
             timing->syn_round_trip_s = p->time_s - h->syn_s;

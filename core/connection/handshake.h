@@ -19,7 +19,8 @@ typedef struct tapo_handshake {
     bool syn_seen, syn_ack_seen;  /* the handshake's first two packets were seen */
     double syn_s;                 /* capture time of the latest SYN, seconds */
     double syn_ack_s;             /* capture time of the latest SYN-ACK, seconds */
-    bool acked;                   /* the initiator's first ACK of the SYN-ACK was timed */
+    bool acked;                   /* the initiator's first ACK of the SYN-ACK was timed... */
+    double ack_s;                 /* ...at this capture time, seconds */
 } tapo_handshake;
 
 /* What a SYN or SYN-ACK with another initial sequence number than its

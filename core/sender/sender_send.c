@@ -70,13 +70,18 @@ static tapo_tx_time tx_time(const tapo_packet *p, const tapo_send_context *ctx)
 }
 
 /* Sender packets the capture never saw since the previous one that can
- * have carried data: an ACK the sender owed its peer (the peer sent payload
- * since the sender's latest packet) is presumed among them. */
+ * have carried data: the ACKs the sender owed its peer (the peer sent
+ * payload since the sender's latest packet) are presumed among them, one
+ * for each of the peer's packets that took sequence space (a receiver in
+ * quick-ack mode acknowledges every segment), so that no copy is claimed
+ * that an ACK explains (spec section 8: no transmission without proof). */
 static tapo_opt_count unseen_data_packets(const tapo_sender *s, const tapo_send_context *ctx)
 {
     tapo_opt_count n = ctx->unseen_packets;
-    if (n.known && n.n > 0 && s->peer_data_unacked)
-        n.n--;
+    if (n.known && n.n > 0 && s->peer_data_unacked) {
+        uint32_t owed = ctx->owed_acks > 1 ? ctx->owed_acks : 1;
+        n.n = n.n > owed ? n.n - owed : 0;
+    }
     return n;
 }
 

@@ -139,6 +139,8 @@ typedef struct tapo_send_context {
     bool away;                    /* the capture point is not at the sender: its packets can be lost before it */
     bool at_receiver;             /* it is at the receiver: what it saw arrive, the receiver had */
     tapo_opt_count unseen_packets;/* sender packets never captured since the previous one seen (IP IDs) */
+    uint32_t owed_acks;           /* the peer's packets since then that took sequence space: each may have had
+                                   * an ACK among those unseen packets, count */
     bool request_on_way;          /* a request of the receiver's was still on its way to the sender: the packet crossed it and answers nothing */
 } tapo_send_context;
 

@@ -35,8 +35,8 @@ static uint32_t feed(tb *b, const tapo_packet *p)
     return p->frame;
 }
 
-uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32_t len,
-                   uint16_t flags, uint32_t window, unsigned nsack, const uint32_t *sack)
+static tapo_packet make_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32_t len,
+                               uint16_t flags, uint32_t window, unsigned nsack, const uint32_t *sack)
 {
     g_assert_cmpuint(b->frame, <, TB_MAX_FRAMES);
     tapo_packet p = { 0 };
@@ -63,6 +63,20 @@ uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32
         p.census = &b->census;
         p.id_order = tapo_id_census_note(&b->census, p.ip_id, TB_HOST(from));
     }
+    return p;
+}
+
+uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32_t len,
+                   uint16_t flags, uint32_t window, unsigned nsack, const uint32_t *sack)
+{
+    tapo_packet p = make_packet(b, from, t, seq, ack, len, flags, window, nsack, sack);
+    return feed(b, &p);
+}
+
+uint32_t tb_keep_alive(tb *b, int from, double t, uint32_t next_seq, uint32_t ack)
+{
+    tapo_packet p = make_packet(b, from, t, next_seq - 1, ack, 0, TAPO_TCP_ACK, 65535, 0, NULL);
+    p.keep_alive = true;   /* as the wire decoder marks it */
     return feed(b, &p);
 }
 

@@ -137,6 +137,26 @@ static void test_timestamp_clock(void)
     g_assert_false(tapo_ts_clock_delay(&old, 60, 1.12).known);
 }
 
+/* A web server's 250 Hz clock, ticking 1.7 % slow (a virtual machine
+ * losing timer ticks, chrissanders/packets' DVWA captures): a response in
+ * one tick, then its keep-alive FIN 1 252 ticks (5.008 s of its clock)
+ * and 5.09 s of the capture's later.  That FIN alone measures the rate;
+ * snapped to 250 Hz it would read the FIN 87 ms late, a slow clock and a
+ * late packet being the same to one span: its delay is unknown.  The next
+ * packet is measured by a rate that packets before it set. */
+static void test_timestamp_clock_own_measure(void)
+{
+    tapo_ts_clock k = { 0 };
+    tapo_ts_clock_note(&k, 4652137, 0.0019);
+    tapo_ts_clock_note(&k, 4652138, 0.0038);
+    tapo_ts_clock_note(&k, 4652138, 0.0058);
+    tapo_ts_clock_note(&k, 4653389, 5.0967);
+    g_assert_cmpfloat(k.rate_hz, ==, 250.0);
+    g_assert_false(tapo_ts_clock_delay(&k, 4653389, 5.0967).known);
+    tapo_ts_clock_note(&k, 4653390, 5.1007);
+    g_assert_true(tapo_ts_clock_delay(&k, 4653390, 5.1007).known);
+}
+
 /* A reference that is no reading of the clock (a SYN-ACK with TSval 0)
  * makes the clock tick impossibly fast (RFC 7323: at most once a
  * millisecond): the clock starts over from a later packet, and learns the
@@ -172,6 +192,67 @@ static void receiver_side_download(tb *b, tapo_vantage_mode mode, double min_sta
         tb_packet(b, SERVER, t, 1 + (uint32_t)i * MSS, 1 + REQ, MSS, TAPO_TCP_ACK, WIN, 0, NULL);
         tb_ack(b, CLIENT, t + 0.00005, 1 + (uint32_t)(i + 1) * MSS, 1 + REQ, WIN);
     }
+}
+
+/* An upload whose first segment the receiver acknowledges 0.3 s late (a
+ * delayed ACK), seen at the client, half way or at the server.  At the
+ * server, the SYN-ACK is answered before the capture point's distance to
+ * the client is known, so its sample cannot be placed yet; Linux takes the
+ * SYN's round trip as the client's first sample all the same, so the late
+ * ACK is a stall measured against it: packet-delay, SRTT 0.1 s. */
+static void initiator_upload(tb *b, double syn_ack_s)
+{
+    tb_init(b, 1000, 5000000);
+    tb_packet(b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(b, SERVER, syn_ack_s, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(b, CLIENT, 0.10005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_data(b, CLIENT, 0.1002, 1, MSS, 1);
+}
+
+static void test_initiator_syn_round_trip(void)
+{
+    const double syn_acks[] = { 0.1, 0.06, 0.0002 };   /* at the client; in the middle; at the server */
+    for (unsigned k = 0; k < G_N_ELEMENTS(syn_acks); k++) {
+        tb b;
+        initiator_upload(&b, syn_acks[k]);
+        uint32_t late = tb_ack(&b, SERVER, 0.4002, 1 + MSS, 1, WIN);
+        /* The rest of the upload, over 4 KB, once the ACK reached the client. */
+        double rest = 0.4002 + (0.1 - syn_acks[k]) + 0.0002;
+        for (uint32_t i = 1; i < 4; i++)
+            tb_data(&b, CLIENT, rest + i * 0.0001, 1 + i * MSS, MSS, 1);
+        tb_ack(&b, SERVER, rest + syn_acks[k] + 0.0005, 1 + 4 * MSS, 1, WIN);
+        tapo_verdict v = tb_verdict(&b, late, true);
+        g_assert_cmpint(v.cause, ==, TAPO_CAUSE_PACKET_DELAY);
+        g_assert_true(v.view->snap.srtt.known);
+        g_assert_cmpfloat_with_epsilon(v.view->snap.srtt.s, 0.1, 0.001);
+        tb_free(&b);
+    }
+}
+
+/* Captured half way (8 ms from each end), a responder that takes 2 s to
+ * answer the SYN (a router accepting a BGP session): its handshake
+ * turnaround is no distance.  Linux's sample runs from when its SYN-ACK
+ * left, so once its answer to the request measures the distance, the SYN-ACK
+ * sample is 16 ms, and a 0.3 s late ACK of its later data is a stall:
+ * packet-delay, SRTT 16 ms, not the 2 s the accept time would make it. */
+static void test_responder_slow_syn_ack(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 2.0, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(&b, CLIENT, 2.008, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_data(&b, CLIENT, 2.0082, 1, REQ, 1);
+    for (uint32_t i = 0; i < 4; i++)   /* the answer, 8 ms after the request */
+        tb_data(&b, SERVER, 2.0162 + i * 0.0001, 1 + i * MSS, MSS, 1 + REQ);
+    tb_ack(&b, CLIENT, 2.0245, 1 + 4 * MSS, 1 + REQ, WIN);
+    tb_data(&b, SERVER, 2.1, 1 + 4 * MSS, MSS, 1 + REQ);
+    uint32_t late = tb_ack(&b, CLIENT, 2.4, 1 + 5 * MSS, 1 + REQ, WIN);
+    tapo_verdict v = tb_verdict(&b, late, true);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_PACKET_DELAY);
+    g_assert_true(v.view->snap.srtt.known);
+    g_assert_cmpfloat_with_epsilon(v.view->snap.srtt.s, 0.016, 0.001);
+    tb_free(&b);
 }
 
 static void test_receiver_side_round_trip(void)
@@ -222,6 +303,25 @@ static void test_receiver_side_unseen_losses(void)
     g_assert_true(v.view->snap.inferred & TAPO_INFERRED_ORIGINAL_LOST);
     g_assert_true(v.view->snap.inferred & TAPO_INFERRED_RETX_LOST);
     g_assert_cmpuint(v.view->snap.cur.retrans_count, ==, 2);
+    tb_free(&b);
+}
+
+/* Captured at the client, after the download: 40 s idle, the client's
+ * keep-alive, and the server's ACK of it 70 ms later, less than the 100 ms
+ * the handshake measured (the path got faster).  The ACK answers the
+ * keep-alive, so it cannot have left the server before the keep-alive
+ * reached it: the idle gap ends at the keep-alive, client-idle, and the
+ * ACK ends none (chrissanders/packets http_espn_fail.pcapng). */
+static void test_keep_alive_answer(void)
+{
+    tb b;
+    receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+    uint32_t done = 1 + 4 * MSS;
+    uint32_t probe = tb_keep_alive(&b, CLIENT, 40.0, 1 + REQ, done);
+    uint32_t answer = tb_ack(&b, SERVER, 40.07, 1 + REQ, done, WIN);
+    tapo_verdict v = tb_verdict(&b, probe, true);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_CLIENT_IDLE);
+    g_assert_false(tb_is_stall(&b, answer));
     tb_free(&b);
 }
 
@@ -308,8 +408,12 @@ int main(int argc, char **argv)
     g_test_add_func("/vantage/timestamp-echo", test_timestamp_echo);
     g_test_add_func("/vantage/timestamp-clock", test_timestamp_clock);
     g_test_add_func("/vantage/timestamp-clock-reference", test_timestamp_clock_reference);
+    g_test_add_func("/vantage/timestamp-clock-own-measure", test_timestamp_clock_own_measure);
     g_test_add_func("/vantage/receiver-side-round-trip", test_receiver_side_round_trip);
+    g_test_add_func("/vantage/initiator-syn-round-trip", test_initiator_syn_round_trip);
+    g_test_add_func("/vantage/responder-slow-syn-ack", test_responder_slow_syn_ack);
     g_test_add_func("/vantage/receiver-side-unseen-losses", test_receiver_side_unseen_losses);
+    g_test_add_func("/vantage/keep-alive-answer", test_keep_alive_answer);
     g_test_add_func("/vantage/bare-ack-that-releases-data", test_bare_ack_that_releases_data);
     g_test_add_func("/vantage/crossing-request", test_crossing_request);
     return g_test_run();

@@ -113,6 +113,7 @@ void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s)
         return;   /* reordered on the way: the latest tick stays the reference */
     k->last_tsval = tsval;
     k->last_s = t_s;
+    k->rate_from_latest = false;
     if (k->rate_hz == 0.0) {
         measure(k);
         if (k->early_count < TAPO_TS_CLOCK_EARLY)
@@ -120,6 +121,7 @@ void tapo_ts_clock_note(tapo_ts_clock *k, uint32_t tsval, double t_s)
         k->rate_hz = measured_rate(k);
         if (k->rate_hz == 0.0)
             return;
+        k->rate_from_latest = true;
         for (unsigned i = 0; i < k->early_count; i++)
             include_lag(k, k->early[i].tsval, k->early[i].t_s);
     }
@@ -143,6 +145,11 @@ tapo_opt_s tapo_ts_clock_delay(const tapo_ts_clock *k, uint32_t tsval, double t_
         return tapo_opt_s_none();
     if (k->rate_hz > 0.0 && k->rate_hz < TAPO_TS_CLOCK_PLACING_MIN_HZ)
         return tapo_opt_s_none();   /* a tick too coarse to place a packet */
+    /* A rate that this packet alone measured cannot measure its delay
+     * (one long span: a slow clock and a late packet look the same),
+     * unless the first packets had already shown it. */
+    if (k->rate_from_latest && tsval == k->last_tsval && !fits_provisional_rate(k))
+        return tapo_opt_s_none();
     if (k->rate_hz > 0.0 && k->lag_known)
         d = lag(k, tsval, t_s) - k->lag_min_s;
     else if (fits_provisional_rate(k))

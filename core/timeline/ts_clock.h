@@ -46,6 +46,7 @@ typedef struct tapo_ts_tick {
 
 typedef struct tapo_ts_clock {
     bool started;
+    bool rate_from_latest;               /* the latest packet alone measured rate_hz: no measure of its own delay */
     uint32_t first_tsval;                /* reference tick */
     double first_s;                      /* its capture time, seconds */
     double rate_hz;                      /* ticks per second; 0 until known */

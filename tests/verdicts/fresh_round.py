@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""The fresh round (README.md, "A fresh round") scored against TAPO.
+"""The fresh rounds (README.md, "A fresh round", "A second fresh round")
+scored against TAPO.
 
-fresh.tsv holds rows read blind from captures of two public collections
-that are not in ../shared/real-captures, so CI cannot score them.  To score
+fresh.tsv (the first round) and fresh2.tsv (the second, on the
+collections' other captures) hold rows read blind from captures of two
+public collections that are not in ../shared/real-captures, so CI cannot
+score them.  To score
 them, get the captures once (any copy of the two repositories at the
 commits fresh.tsv names), named OWNER__BASENAME in one folder:
 
@@ -11,7 +14,7 @@ commits fresh.tsv names), named OWNER__BASENAME in one folder:
 
 then:
 
-    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses]
+    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2]
 
 TAPO is right on a row when its two-pass verdict at the frame is in the
 expected set ("none": it reports no stall there), as in verdict_set.py.
@@ -33,10 +36,15 @@ def main():
     ap.add_argument("captures", help="folder holding the captures, named as fresh.tsv names them")
     ap.add_argument("--tapo", default=os.path.join(HERE, "..", "..", "build", "tapo"))
     ap.add_argument("--misses", action="store_true")
+    ap.add_argument("--round", choices=("1", "2"), help="one round only (default: each, and both together)")
     a = ap.parse_args()
-    with open(os.path.join(HERE, "fresh.tsv")) as f:
-        rows = list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
-    verdicts, right, total, confidence = {}, collections.Counter(), collections.Counter(), collections.Counter()
+    rows = []
+    for rnd, name in (("1", "fresh.tsv"), ("2", "fresh2.tsv")):
+        if a.round in (None, rnd):
+            with open(os.path.join(HERE, name)) as f:
+                rows += [dict(r, round=rnd) for r in
+                         csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t")]
+    verdicts, right, total = {}, collections.Counter(), collections.Counter()
     for r in rows:
         if r["capture"] not in verdicts:
             out = subprocess.run([a.tapo, "-q", "-F", "jsonl", os.path.join(a.captures, r["capture"])],
@@ -46,13 +54,16 @@ def main():
         cause = v["tapo.stall.cause"] if v else "none"
         ok = cause in r["expected"].split("|")
         for key in (r["vantage"], "all") + ((v["tapo.stall.confidence"],) if v else ()):
-            total[key] += 1
-            right[key] += ok
+            for scope in ("both rounds", "round " + r["round"]):
+                total[(scope, key)] += 1
+                right[(scope, key)] += ok
         if a.misses and not ok:
-            print("MISS %s frame %s (%s): expected %s, TAPO %s" % (r["capture"], r["frame"], r["vantage"],
-                                                                 r["expected"], cause))
+            print("MISS round %s %s frame %s (%s): expected %s, TAPO %s" % (r["round"], r["capture"], r["frame"],
+                                                                          r["vantage"], r["expected"], cause))
     for key in sorted(total):
-        print("%-9s %d of %d (%.1f%%)" % (key, right[key], total[key], 100.0 * right[key] / total[key]))
+        if a.round and key[0] == "both rounds":
+            continue
+        print("%-11s %-9s %d of %d (%.1f%%)" % (key + (right[key], total[key], 100.0 * right[key] / total[key])))
     return 0
 
 
