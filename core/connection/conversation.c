@@ -77,6 +77,15 @@ tapo_vantage tapo_conv_vantage(const tapo_conv *c, int sender, const tapo_config
 
 /* ---- turnarounds and RTT samples -------------------------------------- */
 
+/* e's estimator starts over from this one sample, seconds: its first was
+ * placed wrongly. */
+static void rtt_start_over(tapo_endpoint *e, double sample_s, const tapo_config *cfg)
+{
+    tapo_rtt_init(&e->rtt, cfg->rto_initial_s);
+    memset(&e->rtt_history, 0, sizeof e->rtt_history);
+    tapo_rtt_sample(&e->rtt, sample_s, cfg->rto_min_s);
+}
+
 /* The responder's SYN-ACK is placed on its timeline with the only distance
  * known by then, its handshake turnaround, which includes its time to
  * answer the SYN (a router accepting a BGP session after 2 s).  Linux's
@@ -93,11 +102,8 @@ static void replace_syn_ack_sample(tapo_conv *c, tapo_endpoint *e, const tapo_en
     if (d->away && !d->known)
         return;
     double sample = c->handshake.ack_s - c->handshake.syn_ack_s + (d->away ? d->round_trip_min_s : 0.0);
-    if (!(sample < e->rtt.srtt_s - tapo_placement_margin(d)))
-        return;   /* within what placing a packet can tell */
-    tapo_rtt_init(&e->rtt, cfg->rto_initial_s);
-    memset(&e->rtt_history, 0, sizeof e->rtt_history);
-    tapo_rtt_sample(&e->rtt, sample, cfg->rto_min_s);
+    if (sample < e->rtt.srtt_s - tapo_placement_margin(d))   /* beyond what placing a packet can tell */
+        rtt_start_over(e, sample, cfg);
 }
 
 G_GNUC_NO_INLINE static void replace_syn_ack_samples(tapo_conv *c, const tapo_config *cfg)
@@ -152,9 +158,7 @@ static void note_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpoin
             tapo_rtt_sample(&self->rtt, c->handshake.syn_ack_s - c->handshake.syn_s, cfg->rto_min_s);
         return;
     }
-    tapo_rtt_init(&self->rtt, cfg->rto_initial_s);
-    memset(&self->rtt_history, 0, sizeof self->rtt_history);
-    tapo_rtt_sample(&self->rtt, timing.syn_round_trip_s, cfg->rto_min_s);
+    rtt_start_over(self, timing.syn_round_trip_s, cfg);
 }
 
 /* A keep-alive re-sends a byte its peer has, and the peer answers it at

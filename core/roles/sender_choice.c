@@ -58,6 +58,16 @@ static bool client_sends(const tapo_conv_summary *sum, int client, int server)
     return is_upload_bytes(sum->payload_bytes[client], sum->payload_bytes[server]) || pushes(sum, client);
 }
 
+/* The client: the initiator, or without a handshake the endpoint that is
+ * not the server its port names; unknown without either. */
+static tapo_opt_endpoint client_of(const tapo_conv_summary *sum)
+{
+    if (sum->initiator.known)
+        return sum->initiator;
+    tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
+    return server.known ? tapo_opt_endpoint_of(tapo_peer_of(server.e)) : server;
+}
+
 /* The endpoint whose data the connection is about (the paper's server). */
 static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *rec, tapo_basis *basis)
 {
@@ -70,40 +80,31 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
             return out0 ? 0 : 1;
         }
     }
-    if (!sum->initiator.known) {
-        /* No handshake: the server by its port stands in for the
-         * responder, with the same rule as below (a client that sent a
-         * little more than its answers, requests, is no upload, unless it
-         * pushes them); without
-         * one, the heavier sender so far, on a tie the endpoint that
-         * received the first packet seen (usually the server). */
-        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
-        if (server.known) {
-            int client = tapo_peer_of(server.e);
-            if (client_sends(sum, client, server.e)) {
-                *basis = TAPO_BASIS_DATA;
-                return client;
-            }
-            *basis = sum->payload_bytes[server.e] > 0 ? TAPO_BASIS_DATA : TAPO_BASIS_PORTS;
-            return server.e;
-        }
-        if (bytes0 != bytes1) {
+    /* The server (the responder; without a handshake, the endpoint its
+     * port names stands in), unless its client has sent more, and enough
+     * to be more than a request (an upload), or pushes its data: a client
+     * that sent a little more than its answers was sending requests. */
+    tapo_opt_endpoint client = client_of(sum);
+    if (client.known) {
+        int server = tapo_peer_of(client.e);
+        if (client_sends(sum, client.e, server)) {
             *basis = TAPO_BASIS_DATA;
-            return bytes0 > bytes1 ? 0 : 1;
+            return client.e;
         }
-        *basis = TAPO_BASIS_DEFAULT;
-        return 1;
+        *basis = sum->payload_bytes[server] > 0 ? TAPO_BASIS_DATA
+               : sum->initiator.known         ? TAPO_BASIS_HANDSHAKE
+                                              : TAPO_BASIS_PORTS;
+        return server;
     }
-    /* The responder, unless the initiator has sent more, and enough to be
-     * more than a request (an upload), or pushes its data. */
-    int initiator = sum->initiator.e, responder = tapo_peer_of(initiator);
-    uint64_t responder_bytes = sum->payload_bytes[responder];
-    if (client_sends(sum, initiator, responder)) {
+    /* Neither handshake nor port rule: the heavier sender so far, on a tie
+     * the endpoint that received the first packet seen (usually the
+     * server). */
+    if (bytes0 != bytes1) {
         *basis = TAPO_BASIS_DATA;
-        return initiator;
+        return bytes0 > bytes1 ? 0 : 1;
     }
-    *basis = responder_bytes > 0 ? TAPO_BASIS_DATA : TAPO_BASIS_HANDSHAKE;
-    return responder;
+    *basis = TAPO_BASIS_DEFAULT;
+    return 1;
 }
 
 /* The other endpoint's stall, ended by the sender's bare ACK of all it had
@@ -165,16 +166,8 @@ G_GNUC_NO_INLINE int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_c
  * floor: by its unanswered messages alone. */
 static bool chosen_by_messages(const tapo_conv_summary *sum, int sender)
 {
-    int client;
-    if (sum->initiator.known) {
-        client = sum->initiator.e;
-    } else {
-        tapo_opt_endpoint server = tapo_server_by_ports(sum->port[0], sum->port[1]);
-        if (!server.known)
-            return false;
-        client = tapo_peer_of(server.e);
-    }
-    return sender == client && sum->payload_bytes[sender] < TAPO_SENDER_SWITCH_BYTES;
+    tapo_opt_endpoint client = client_of(sum);
+    return client.known && sender == client.e && sum->payload_bytes[sender] < TAPO_SENDER_SWITCH_BYTES;
 }
 
 /* Out of line: called for each stall's verdict, and inlined there it tips
