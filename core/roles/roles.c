@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include <glib.h>
+
 /* The one endpoint whose port is low; unknown when both or neither is. */
 static tapo_opt_endpoint lower_side_if(bool low0, bool low1)
 {
@@ -21,6 +23,19 @@ tapo_opt_endpoint tapo_server_by_ports(uint16_t port0, uint16_t port1)
     if (side.known)
         return side;
     return lower_side_if(port0 < TAPO_EPHEMERAL_PORT_MIN, port1 < TAPO_EPHEMERAL_PORT_MIN);
+}
+
+/* Peer protocols by their registered port: BGP 179 (RFC 4271: KEEPALIVEs
+ * on each speaker's hold timer, UPDATEs unanswered), MSDP 639 (RFC 3618),
+ * LDP 646 (RFC 5036). */
+static const uint16_t peer_protocol_ports[] = {179, 639, 646};
+
+bool tapo_is_peer_protocol(uint16_t port0, uint16_t port1)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(peer_protocol_ports); i++)
+        if (port0 == peer_protocol_ports[i] || port1 == peer_protocol_ports[i])
+            return true;
+    return false;
 }
 
 int tapo_conv_client(const tapo_conv_summary *sum, tapo_basis *basis)

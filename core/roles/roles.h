@@ -13,6 +13,7 @@
 #ifndef TAPO_ROLES_H
 #define TAPO_ROLES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/optional.h"
@@ -29,6 +30,11 @@
 
 /* The endpoint the ports say is the server; unknown when they do not tell. */
 tapo_opt_endpoint tapo_server_by_ports(uint16_t port0, uint16_t port1);
+
+/* Whether a port is a routing protocol's whose speakers are peers (BGP,
+ * MSDP, LDP): each sends its messages on its own timers, and none is a
+ * request that the other answers. */
+bool tapo_is_peer_protocol(uint16_t port0, uint16_t port1);
 
 /* The connection's client (endpoint 0 or 1) and how it was decided:
  * TAPO_BASIS_HANDSHAKE, TAPO_BASIS_PORTS or TAPO_BASIS_DEFAULT. */

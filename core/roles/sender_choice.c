@@ -80,6 +80,12 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
             return out0 ? 0 : 1;
         }
     }
+    /* Peers: no request awaits an answer, the heavier sender's data is the
+     * connection's. */
+    if (tapo_is_peer_protocol(sum->port[0], sum->port[1]) && bytes0 != bytes1) {
+        *basis = TAPO_BASIS_DATA;
+        return bytes0 > bytes1 ? 0 : 1;
+    }
     /* The server (the responder; without a handshake, the endpoint its
      * port names stands in), unless its client has sent more, and enough
      * to be more than a request (an upload), or pushes its data: a client
@@ -114,12 +120,16 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
  * and the other sent new data at once after the ACK (hindsight,
  * facts->released: Nagle or a closed window held it back; spec section 1,
  * the endpoint whose data the stall delays). */
-static bool stall_of_acked_data(const tapo_stall_view *mine, const tapo_stall_view *other)
+static bool stall_of_acked_data(const tapo_conv_summary *sum, const tapo_stall_view *mine,
+                                const tapo_stall_view *other)
 {
     if (!other->stalled || other->snap.packets_out == 0)
         return false;
+    /* Between peers the sender's next message answers nothing: its late
+     * ACK was all it had for the other's message. */
+    bool answered = mine->facts_final.answered && !tapo_is_peer_protocol(sum->port[0], sum->port[1]);
     if (mine->stalled)
-        return tapo_cur_is_bare_ack(&mine->snap.cur) && !mine->facts_final.answered && other->snap.cur.acks_all;
+        return tapo_cur_is_bare_ack(&mine->snap.cur) && !answered && other->snap.cur.acks_all;
     return tapo_cur_is_peer_bare_ack(&other->snap.cur) && other->facts_final.released;
 }
 
@@ -154,7 +164,7 @@ G_GNUC_NO_INLINE int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_c
     }
     /* Likewise the other's stall that the sender's bare ACK ended. */
     const tapo_stall_view *mine = rec ? &rec->view[sender] : NULL;
-    if (other && stall_of_acked_data(mine, other)) {
+    if (other && stall_of_acked_data(sum, mine, other)) {
         *basis = TAPO_BASIS_DIRECTION;
         return tapo_peer_of(sender);
     }

@@ -373,6 +373,8 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
          * it is still pending, as the sender saw it, unless the sender
          * closes (tapo_sender_peer_spoke). */
         s->request_pending = ctx->request_on_way && !fin && !s->fin_sent;
+    } else if (fin) {
+        s->request_pending = false;   /* closing, it answers nothing more */
     }
     if (is_window_probe(s, p, start, first)) {
         if (first)   /* a keep-alive's byte lies below what the peer acknowledged */

@@ -14,6 +14,8 @@ void tb_init(tb *b, uint32_t client_isn, uint32_t server_isn)
     tapo_conv_init(&b->conv, &b->cfg);
     b->isn[CLIENT] = client_isn;
     b->isn[SERVER] = server_isn;
+    b->port[CLIENT] = 40000;
+    b->port[SERVER] = 80;
     b->scale_known = true;
     b->next_ip_id[SERVER] = 0x8000;   /* two hosts' counters, far apart */
     tapo_id_census_init(&b->census);
@@ -43,8 +45,8 @@ static tapo_packet make_packet(tb *b, int from, double t, uint32_t seq, uint32_t
     p.frame = ++b->frame;
     p.time_s = t;
     p.from = from;
-    p.src_port = from == CLIENT ? 40000 : 80;
-    p.dst_port = from == CLIENT ? 80 : 40000;
+    p.src_port = b->port[from];
+    p.dst_port = b->port[1 - from];
     p.header_valid = true;
     p.seq_raw = b->isn[from] + seq;
     p.ack_raw = b->isn[1 - from] + ack;

@@ -23,6 +23,7 @@ typedef struct tb {
     tapo_conv conv;
     tapo_config cfg;
     uint32_t isn[2];                          /* raw ISN of each endpoint */
+    uint16_t port[2];                         /* TCP port of each endpoint (40000 and 80 unless a test sets them) */
     uint32_t frame;                           /* last frame number */
     bool scale_known;                         /* window scale known for non-SYN packets */
     bool use_ip_id;                           /* number packets with IPv4 IDs */

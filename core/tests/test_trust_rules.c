@@ -200,6 +200,82 @@ static void test_sender_chosen_by_answers(void)
     g_assert_cmpint(tapo_conv_sender(&sum, &cfg, NULL, &basis), ==, 1);   /* one request, unanswered */
 }
 
+/* ---- Peers and closes ----------------------------------------------------- */
+
+/* At the responder, 10 ms from its peer: the initiator sends a 1460-byte
+ * message, and the responder's next, 3 bytes, comes 19 s later.  Between
+ * BGP-like peers (port 639, MSDP) nothing awaited it: the heavier sender's
+ * data is the connection's and the gap is its peer's idle.  Between a web
+ * client and server (port 80) the message is a request and the 3 bytes its
+ * late answer. */
+static void test_peers_heavier_sender(void)
+{
+    const uint16_t ports[] = { 639, 80 };
+    const int senders[] = { CLIENT, SERVER };
+    const tapo_cause causes[] = { TAPO_CAUSE_CLIENT_IDLE, TAPO_CAUSE_DATA_UNAVAILABLE };
+    for (int i = 0; i < 2; i++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        b.port[SERVER] = ports[i];
+        tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+        tb_data(&b, CLIENT, 1.0, 1, MSS, 1);
+        tb_ack(&b, SERVER, 1.0001, 1 + MSS, 1, WIN);
+        uint32_t message = tb_data(&b, SERVER, 20.0, 1, 3, 1 + MSS);
+        tb_ack(&b, CLIENT, 20.0102, 4, 1 + MSS, WIN);
+        tapo_verdict v = tb_verdict(&b, message, true);
+        g_assert_cmpint(v.sender, ==, senders[i]);
+        g_assert_cmpint(v.cause, ==, causes[i]);
+        tb_free(&b);
+    }
+}
+
+/* The same peers: the lighter peer's 3-byte message is acknowledged 0.2 s
+ * later by a delayed ACK, and the heavier peer's next message follows 40 s
+ * on, on its own timer.  That message answers nothing, so the late ACK
+ * delayed the lighter peer's data: its stall, packet-delay (not the
+ * heavier peer's slow answer). */
+static void test_peers_late_ack_delays_the_other(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    b.port[SERVER] = 639;
+    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+    tb_data(&b, CLIENT, 1.0, 1, MSS, 1);
+    tb_ack(&b, SERVER, 1.0001, 1 + MSS, 1, WIN);
+    tb_data(&b, SERVER, 20.0, 1, 3, 1 + MSS);
+    uint32_t late_ack = tb_ack(&b, CLIENT, 20.21, 4, 1 + MSS, WIN);
+    tb_data(&b, CLIENT, 60.0, 1 + MSS, 100, 4);
+    tapo_verdict v = tb_verdict(&b, late_ack, true);
+    g_assert_cmpint(v.sender, ==, SERVER);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_PACKET_DELAY);
+    tb_free(&b);
+}
+
+/* At the server: the client uploads 5 segments, the server answers 300
+ * bytes, the client acknowledges them with a bare FIN, and the server
+ * closes 0.1 s later.  The client closing answered the server's answer:
+ * nothing of it is pending, and the gap is the server closing an idle
+ * connection (client-idle of the uploading client), not an unexplained
+ * one. */
+static void test_closing_answers_nothing(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+    for (uint32_t k = 0; k < 5; k++)
+        tb_data(&b, CLIENT, 1.0 + 0.0001 * k, 1 + k * MSS, MSS, 1);
+    uint32_t end = 1 + 5 * MSS;
+    tb_ack(&b, SERVER, 1.0005, end, 1, WIN);
+    tb_data(&b, SERVER, 1.2, 1, 300, end);
+    tb_packet(&b, CLIENT, 1.2102, end, 301, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tb_ack(&b, SERVER, 1.2103, end + 1, 301, WIN);
+    uint32_t close = tb_packet(&b, SERVER, 1.31, 301, end + 1, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tapo_verdict v = tb_verdict(&b, close, true);
+    g_assert_cmpint(v.sender, ==, CLIENT);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_CLIENT_IDLE);
+    tb_free(&b);
+}
+
 /* At the client, 100 ms from the server, IPv4 IDs numbered one by one:
  * the handshake, then a request of REQ bytes at 0.1002 s. */
 static void request_at_client(tb *b)
@@ -397,6 +473,9 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/sender-chosen-against-the-bytes", test_sender_chosen_against_the_bytes);
     g_test_add_func("/trust/messages-counted", test_messages_counted);
     g_test_add_func("/trust/sender-chosen-by-answers", test_sender_chosen_by_answers);
+    g_test_add_func("/trust/peers-heavier-sender", test_peers_heavier_sender);
+    g_test_add_func("/trust/peers-late-ack-delays-the-other", test_peers_late_ack_delays_the_other);
+    g_test_add_func("/trust/closing-answers-nothing", test_closing_answers_nothing);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);
