@@ -20,6 +20,7 @@ import tempfile
 import unittest
 
 import batch_compare
+import pcapfile
 import tshark_runner as ts
 
 ROOT = ts.ROOT
@@ -28,6 +29,13 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 
 
 tapo = batch_compare.tapo
+
+
+def stall_rows(path):
+    """(frame, sender, cause, duration) of tapo's stalls of a capture."""
+    out = tapo("-q", "-F", "jsonl", path).stdout
+    return [(r["frame.number"], r["sender"], r["tapo.stall.cause"], r["tapo.stall.duration"])
+            for r in map(json.loads, out.splitlines())]
 
 
 def corpus():
@@ -57,6 +65,29 @@ class SameAsThePlugin(unittest.TestCase):
     @unittest.skipUnless(os.path.isdir(REAL), "no real captures at %s" % REAL)
     def test_captures_written_by_others(self):
         self.check(real_captures())
+
+    def test_router_links(self):
+        """A lab capture's IP packets behind the link headers of routers'
+        serial links (Cisco HDLC, Frame Relay with RFC 2427's and Cisco's
+        encapsulations): the plugin and tapo agree, and find the stalls of
+        the raw capture, frame for frame."""
+        links = {"chdlc": (104, lambda v6: bytes([0x0f, 0x00, 0x86, 0xdd] if v6 else [0x0f, 0x00, 0x08, 0x00])),
+                 "frelay-nlpid": (107, lambda v6: bytes([0x18, 0x61, 0x03, 0x8e if v6 else 0xcc])),
+                 "frelay-cisco": (107, lambda v6: bytes([0x18, 0x61, 0x86, 0xdd] if v6 else [0x18, 0x61, 0x08, 0x00]))}
+        with tempfile.TemporaryDirectory(prefix="tapo-links-") as tmp:
+            for source in ("f-double.pcap", "ipv6-tail.pcap"):
+                linktype, records = pcapfile.read_pcap(os.path.join(ROOT, "test-captures", source))
+                self.assertEqual(linktype, pcapfile.LINKTYPE_RAW)
+                expected = stall_rows(os.path.join(ROOT, "test-captures", source))
+                self.assertTrue(expected)
+                for name, (link, header) in links.items():
+                    with self.subTest(capture=source, link=name):
+                        path = os.path.join(tmp, name + "-" + source)
+                        framed = [(t, header(b[0] >> 4 == 6) + b, orig + 4) for t, b, orig in records]
+                        pcapfile.write_pcap(path, framed, link)
+                        diffs, _ = batch_compare.differences(path)
+                        self.assertEqual(diffs, [])
+                        self.assertEqual(stall_rows(path), expected)
 
 
 class Outputs(unittest.TestCase):

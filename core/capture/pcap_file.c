@@ -30,6 +30,8 @@ static const struct {
     { 1, WTAP_ENCAP_ETHERNET },
     { 9, WTAP_ENCAP_PPP },
     { 101, WTAP_ENCAP_RAW_IP },
+    { 104, WTAP_ENCAP_CHDLC },
+    { 107, WTAP_ENCAP_FRELAY },
     { 108, WTAP_ENCAP_LOOP },
     { 113, WTAP_ENCAP_SLL },
     { 228, WTAP_ENCAP_RAW_IP4 },

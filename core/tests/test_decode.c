@@ -2,8 +2,10 @@
  * (decode.c, plain_ethernet_tcp) gives what the general path gives: the
  * same IP packet decoded from an Ethernet frame (quick path) and from a
  * raw IP frame (general path), for headers the quick path takes and for
- * those it leaves to the general one.  Plain C + GLib, with the frames
- * library.
+ * those it leaves to the general one.  Routers' serial links (Cisco HDLC,
+ * Frame Relay in each of its encapsulations) decode to what the raw IP
+ * frame gives, and a header cut short is truncated.  Plain C + GLib, with
+ * the frames library.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -107,9 +109,52 @@ static void test_quick_path_decodes_as_the_general_one(void)
     both_ways(p, ipv4_tcp(p, 5, 15, NULL, 0, 0, 50, 0, 6), 0);               /* TCP header past the total */
 }
 
+/* The packet behind a link header of n bytes decodes as the raw IP one;
+ * the header alone, one byte short, is truncated. */
+static void behind_link(int encap, const uint8_t *header, guint n, const uint8_t *packet, guint len)
+{
+    uint8_t frame[1600];
+    memcpy(frame, header, n);
+    memcpy(frame + n, packet, len);
+    tapo_segment_fields linked, raw;
+    memset(&linked, 0xa5, sizeof linked);
+    memset(&raw, 0x5a, sizeof raw);
+    g_assert_cmpint(tapo_decode_frame(encap, frame, n + len, n + len, &linked), ==, TAPO_DECODE_TCP);
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_RAW_IP, packet, len, len, &raw), ==, TAPO_DECODE_TCP);
+    same_fields(&linked, &raw);
+    g_assert_cmpint(tapo_decode_frame(encap, frame, n - 1, n - 1, &linked), ==, TAPO_DECODE_TRUNCATED);
+}
+
+static void test_router_links(void)
+{
+    static const uint8_t timestamps[] = { 1, 1, 8, 10, 0, 0, 1, 0, 0, 0, 2, 0 };
+    uint8_t p[1600];
+    guint n = ipv4_tcp(p, 5, 8, timestamps, sizeof timestamps, 100, -1, 0, 6);
+    static const uint8_t chdlc[] = { 0x0f, 0x00, 0x08, 0x00 };                    /* unicast, IPv4 */
+    static const uint8_t fr_cisco[] = { 0x18, 0x61, 0x08, 0x00 };                 /* DLCI 390, an ethertype */
+    static const uint8_t fr_nlpid[] = { 0x18, 0x61, 0x03, 0xcc };                 /* RFC 2427, IPv4 */
+    static const uint8_t fr_padded[] = { 0x18, 0x61, 0x03, 0x00, 0xcc };          /* with the pad byte */
+    static const uint8_t fr_snap[] = { 0x18, 0x61, 0x03, 0x00, 0x80, 0, 0, 0, 0x08, 0x00 };
+    static const uint8_t fr_long_address[] = { 0x18, 0x60, 0x01, 0x03, 0xcc };   /* a 3-byte address */
+    behind_link(WTAP_ENCAP_CHDLC, chdlc, sizeof chdlc, p, n);
+    behind_link(WTAP_ENCAP_FRELAY, fr_cisco, sizeof fr_cisco, p, n);
+    behind_link(WTAP_ENCAP_FRELAY, fr_nlpid, sizeof fr_nlpid, p, n);
+    behind_link(WTAP_ENCAP_FRELAY, fr_padded, sizeof fr_padded, p, n);
+    behind_link(WTAP_ENCAP_FRELAY, fr_snap, sizeof fr_snap, p, n);
+    behind_link(WTAP_ENCAP_FRELAY, fr_long_address, sizeof fr_long_address, p, n);
+    static const uint8_t slarp[] = { 0x8f, 0x00, 0x80, 0x35, 0, 0, 0, 2 };       /* keep-alive: no IP */
+    tapo_segment_fields out;
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_CHDLC, slarp, sizeof slarp, sizeof slarp, &out), ==,
+                    TAPO_DECODE_OTHER);
+    static const uint8_t no_end[] = { 0x18, 0x60, 0x00, 0x02, 0x03, 0xcc };      /* no EA bit in 4 bytes */
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_FRELAY, no_end, sizeof no_end, sizeof no_end, &out), ==,
+                    TAPO_DECODE_MALFORMED);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/decode/quick_path", test_quick_path_decodes_as_the_general_one);
+    g_test_add_func("/decode/router_links", test_router_links);
     return g_test_run();
 }

@@ -17,6 +17,13 @@
 #define ETHERTYPE_PPPOE_SESSION 0x8864
 #define ETHERTYPE_TEB 0x6558          /* transparent Ethernet bridging (GRE) */
 #define GRE_ARUBA_80211 0x8200        /* Aruba controllers tunnel 802.11 frames */
+#define CHDLC_HEADER 4                /* Cisco HDLC: address, control, protocol (an ethertype) */
+#define FR_ADDRESS_MAX 4              /* Q.922 address: 2 to 4 bytes, the last with its EA bit set */
+#define FR_UI 0x03                    /* RFC 2427: unnumbered information, then an NLPID */
+#define NLPID_PAD 0x00
+#define NLPID_SNAP 0x80
+#define NLPID_IPV4 0xcc
+#define NLPID_IPV6 0x8e
 #define PPP_IPV4 0x0021
 #define PPP_IPV6 0x0057
 #define IPPROTO_IPV4_IN 4
@@ -399,6 +406,61 @@ static tapo_decode_result null_loopback(cursor c, bool network_order, tapo_segme
     return TAPO_DECODE_OTHER;
 }
 
+/* Cisco HDLC (routers' serial links): a 4-byte header whose protocol
+ * field is an ethertype. */
+static tapo_decode_result cisco_hdlc(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < CHDLC_HEADER)
+        return TAPO_DECODE_TRUNCATED;
+    uint16_t type = be16(c.p + 2);
+    skip(&c, CHDLC_HEADER);
+    return by_ethertype(c, type, out);
+}
+
+/* RFC 2427's multiprotocol encapsulation after the UI byte: an NLPID
+ * (after an optional pad byte), IP directly or SNAP with an ethertype. */
+static tapo_decode_result frame_relay_nlpid(cursor c, tapo_segment_fields *out)
+{
+    if (c.len >= 1 && c.p[0] == NLPID_PAD)
+        skip(&c, 1);
+    if (c.len < 1)
+        return TAPO_DECODE_TRUNCATED;
+    uint8_t nlpid = c.p[0];
+    skip(&c, 1);
+    if (nlpid == NLPID_IPV4 || nlpid == NLPID_IPV6)
+        return ip(c, out);
+    if (nlpid != NLPID_SNAP)
+        return TAPO_DECODE_OTHER;
+    if (c.len < 5)   /* OUI, then the protocol */
+        return TAPO_DECODE_TRUNCATED;
+    bool ethertype = c.p[0] == 0 && c.p[1] == 0 && c.p[2] == 0;
+    uint16_t type = be16(c.p + 3);
+    skip(&c, 5);
+    return ethertype ? by_ethertype(c, type, out) : TAPO_DECODE_OTHER;
+}
+
+/* Frame Relay: a Q.922 address (its bytes end at the one whose EA bit,
+ * bit 0, is set), then RFC 2427's encapsulation, or Cisco's (an
+ * ethertype, whose first byte is never the UI byte). */
+static tapo_decode_result frame_relay(cursor c, tapo_segment_fields *out)
+{
+    uint32_t address = 0;
+    while (address < c.len && address < FR_ADDRESS_MAX && !(c.p[address] & 1))
+        address++;
+    if (address >= c.len || address == FR_ADDRESS_MAX)
+        return address >= c.len ? TAPO_DECODE_TRUNCATED : TAPO_DECODE_MALFORMED;
+    skip(&c, address + 1);
+    if (c.len >= 1 && c.p[0] == FR_UI) {
+        skip(&c, 1);
+        return frame_relay_nlpid(c, out);
+    }
+    if (c.len < 2)
+        return TAPO_DECODE_TRUNCATED;
+    uint16_t type = be16(c.p);
+    skip(&c, 2);
+    return by_ethertype(c, type, out);
+}
+
 /* The frame most captures hold: Ethernet, IPv4 without options, not a
  * fragment, and a whole TCP header, all captured; decoded as the general
  * path below does (same fields, same result), without its layers of
@@ -452,6 +514,10 @@ static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen
         return null_loopback(c, false, out);
     case WTAP_ENCAP_LOOP:
         return null_loopback(c, true, out);
+    case WTAP_ENCAP_CHDLC:
+        return cisco_hdlc(c, out);
+    case WTAP_ENCAP_FRELAY:
+        return frame_relay(c, out);
     case WTAP_ENCAP_PPP:
         if (c.len >= 2 && c.p[0] == 0xff && c.p[1] == 0x03)
             skip(&c, 2);              /* HDLC address and control */
