@@ -69,11 +69,12 @@ class SameAsThePlugin(unittest.TestCase):
     def test_router_links(self):
         """A lab capture's IP packets behind the link headers of routers'
         serial links (Cisco HDLC, Frame Relay with RFC 2427's and Cisco's
-        encapsulations): the plugin and tapo agree, and find the stalls of
-        the raw capture, frame for frame."""
+        encapsulations) and behind two MPLS labels: the plugin and tapo
+        agree, and find the stalls of the raw capture, frame for frame."""
         links = {"chdlc": (104, lambda v6: bytes([0x0f, 0x00, 0x86, 0xdd] if v6 else [0x0f, 0x00, 0x08, 0x00])),
                  "frelay-nlpid": (107, lambda v6: bytes([0x18, 0x61, 0x03, 0x8e if v6 else 0xcc])),
-                 "frelay-cisco": (107, lambda v6: bytes([0x18, 0x61, 0x86, 0xdd] if v6 else [0x18, 0x61, 0x08, 0x00]))}
+                 "frelay-cisco": (107, lambda v6: bytes([0x18, 0x61, 0x86, 0xdd] if v6 else [0x18, 0x61, 0x08, 0x00])),
+                 "ethernet-mpls": (1, lambda v6: bytes(12) + bytes([0x88, 0x47, 0, 1, 0, 64, 0, 2, 1, 64]))}
         with tempfile.TemporaryDirectory(prefix="tapo-links-") as tmp:
             for source in ("f-double.pcap", "ipv6-tail.pcap"):
                 linktype, records = pcapfile.read_pcap(os.path.join(ROOT, "test-captures", source))
@@ -83,7 +84,8 @@ class SameAsThePlugin(unittest.TestCase):
                 for name, (link, header) in links.items():
                     with self.subTest(capture=source, link=name):
                         path = os.path.join(tmp, name + "-" + source)
-                        framed = [(t, header(b[0] >> 4 == 6) + b, orig + 4) for t, b, orig in records]
+                        head = len(header(False))
+                        framed = [(t, header(b[0] >> 4 == 6) + b, orig + head) for t, b, orig in records]
                         pcapfile.write_pcap(path, framed, link)
                         diffs, _ = batch_compare.differences(path)
                         self.assertEqual(diffs, [])

@@ -3,8 +3,8 @@
  * same IP packet decoded from an Ethernet frame (quick path) and from a
  * raw IP frame (general path), for headers the quick path takes and for
  * those it leaves to the general one.  Routers' serial links (Cisco HDLC,
- * Frame Relay in each of its encapsulations) decode to what the raw IP
- * frame gives, and a header cut short is truncated.  Plain C + GLib, with
+ * Frame Relay in each of its encapsulations) and MPLS label stacks decode
+ * to what the raw IP frame gives, and a header cut short is truncated.  Plain C + GLib, with
  * the frames library.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -142,6 +142,17 @@ static void test_router_links(void)
     behind_link(WTAP_ENCAP_FRELAY, fr_padded, sizeof fr_padded, p, n);
     behind_link(WTAP_ENCAP_FRELAY, fr_snap, sizeof fr_snap, p, n);
     behind_link(WTAP_ENCAP_FRELAY, fr_long_address, sizeof fr_long_address, p, n);
+    static const uint8_t mpls_two_labels[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x88, 0x47,
+                                               0x00, 0x01, 0x00, 0xff, 0x00, 0x01, 0x01, 0xff };  /* S on the second */
+    behind_link(WTAP_ENCAP_ETHERNET, mpls_two_labels, sizeof mpls_two_labels, p, n);
+    static const uint8_t pseudowire[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x88, 0x47,
+                                          0x00, 0x01, 0x01, 0xff, 0, 0, 0, 0 };   /* a control word: not IP */
+    uint8_t frame[1600];
+    memcpy(frame, pseudowire, sizeof pseudowire);
+    memcpy(frame + sizeof pseudowire, p, n);
+    tapo_segment_fields pw;
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_ETHERNET, frame, sizeof pseudowire + n, sizeof pseudowire + n, &pw),
+                    ==, TAPO_DECODE_OTHER);
     static const uint8_t slarp[] = { 0x8f, 0x00, 0x80, 0x35, 0, 0, 0, 2 };       /* keep-alive: no IP */
     tapo_segment_fields out;
     g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_CHDLC, slarp, sizeof slarp, sizeof slarp, &out), ==,

@@ -15,6 +15,9 @@
 #define ETHERTYPE_QINQ 0x88a8
 #define ETHERTYPE_QINQ_OLD 0x9100
 #define ETHERTYPE_PPPOE_SESSION 0x8864
+#define ETHERTYPE_MPLS 0x8847
+#define ETHERTYPE_MPLS_MULTICAST 0x8848
+#define MPLS_LABELS_MAX 8             /* label stack entries read before giving up (RFC 3032: 4 bytes each) */
 #define ETHERTYPE_TEB 0x6558          /* transparent Ethernet bridging (GRE) */
 #define GRE_ARUBA_80211 0x8200        /* Aruba controllers tunnel 802.11 frames */
 #define CHDLC_HEADER 4                /* Cisco HDLC: address, control, protocol (an ethertype) */
@@ -362,6 +365,27 @@ static tapo_decode_result ppp_protocol(cursor c, uint16_t proto, tapo_segment_fi
     return TAPO_DECODE_OTHER;
 }
 
+/* An MPLS label stack (RFC 3032): 4-byte entries down to the one whose
+ * bottom-of-stack bit is set, then IP as its version nibble says.  A
+ * pseudowire (Ethernet over MPLS, a control word first) is not read. */
+static tapo_decode_result mpls(cursor c, tapo_segment_fields *out)
+{
+    for (int labels = 0;; labels++) {
+        if (labels == MPLS_LABELS_MAX)
+            return TAPO_DECODE_OTHER;
+        if (c.len < 4)
+            return TAPO_DECODE_TRUNCATED;
+        bool bottom = c.p[2] & 1;
+        skip(&c, 4);
+        if (bottom)
+            break;
+    }
+    if (c.len < 1)
+        return TAPO_DECODE_TRUNCATED;
+    uint8_t version = c.p[0] >> 4;
+    return version == 4 || version == 6 ? ip(c, out) : TAPO_DECODE_OTHER;
+}
+
 static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fields *out)
 {
     for (int tags = 0; type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ || type == ETHERTYPE_QINQ_OLD; tags++) {
@@ -374,6 +398,9 @@ static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fie
     case ETHERTYPE_IPV4:
     case ETHERTYPE_IPV6:
         return ip(c, out);
+    case ETHERTYPE_MPLS:
+    case ETHERTYPE_MPLS_MULTICAST:
+        return mpls(c, out);
     case ETHERTYPE_PPPOE_SESSION: {
         if (c.len < 8)
             return TAPO_DECODE_TRUNCATED;
