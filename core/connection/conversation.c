@@ -603,6 +603,7 @@ void tapo_conv_summarize(const tapo_conv *c, tapo_conv_summary *sum)
     for (int e = 0; e < 2; e++) {
         sum->payload_bytes[e] = tapo_sender_payload_bytes(&c->ep[e].tx);
         sum->port[e] = c->ep[e].port;
+        sum->ids_shared[e] = c->ep[e].ip_ids.shared;
     }
     sum->messages = c->messages.counts;
     sum->initiator = c->handshake.initiator;
@@ -613,6 +614,7 @@ void tapo_conv_resume(tapo_conv *c, const tapo_conv_summary *sum)
     for (int e = 0; e < 2; e++) {
         tapo_sender_resume(&c->ep[e].tx, sum->payload_bytes[e]);
         c->ep[e].port = sum->port[e];
+        c->ep[e].ip_ids.shared = sum->ids_shared[e];
     }
     c->handshake.initiator = sum->initiator;
     tapo_messages_resume(&c->messages, &sum->messages);

@@ -192,6 +192,7 @@ typedef struct tapo_conv_summary {
     tapo_message_counts messages; /* who answered whom (record/messages.h) */
     tapo_opt_endpoint initiator;  /* the endpoint that sent the SYN */
     uint16_t port[2];             /* TCP port of each endpoint */
+    bool ids_shared[2];           /* each endpoint's IPv4 IDs proven numbered with other connections' (endpoint.c) */
 } tapo_conv_summary;
 
 /* The classification of one stall. */

@@ -43,7 +43,7 @@ static void test_audit_dsack_refutes_a_double(void)
     audit_case a;
     audit_case_init(&a, TAPO_CAUSE_T_DOUBLE);
     a.facts.cur_spurious = true;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_ACK_DELAY);
     g_assert_cmpint(a.v.tree_cause, ==, TAPO_CAUSE_T_DOUBLE);
     g_assert_nonnull(a.v.audit_reason);
@@ -56,7 +56,7 @@ static void test_audit_hole_refutes_packet_delay(void)
     audit_case a;
     audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
     a.view.snap.holes = 1;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_UNDETERMINED);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_UNEXPLAINED);
@@ -67,7 +67,7 @@ static void test_audit_reset_is_no_delivery(void)
     audit_case a;
     audit_case_init(&a, TAPO_CAUSE_DATA_UNAVAILABLE);
     a.view.snap.cur.rst = true;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_UNDETERMINED);
 }
 
@@ -76,13 +76,13 @@ static void test_audit_idle_close_is_client_idle(void)
     audit_case a;
     audit_case_init(&a, TAPO_CAUSE_RESOURCE_CONSTRAINT);
     a.facts.closing = true;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_CLIENT_IDLE);
     /* With a request pending, the pause stands. */
     audit_case_init(&a, TAPO_CAUSE_RESOURCE_CONSTRAINT);
     a.facts.closing = true;
     a.view.snap.request_pending = true;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
 }
 
@@ -90,31 +90,31 @@ static void test_confidence_follows_the_caveats(void)
 {
     audit_case a;
     audit_case_init(&a, TAPO_CAUSE_DATA_UNAVAILABLE);
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_HIGH);
     g_assert_cmpuint(a.v.caveats, ==, 0);
     /* No handshake: medium. */
     audit_case_init(&a, TAPO_CAUSE_DATA_UNAVAILABLE);
     a.v.sender_role_known = false;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_HANDSHAKE);
     /* A bare ACK ended it: medium. */
     audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
     a.view.snap.cur.payload = false;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_BARE_ACK);
     /* packet-delay without an RTT sample: the gap may be no stall at all. */
     audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
     a.view.snap.srtt = tapo_opt_s_none();
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_NO_RTT_SAMPLE);
     /* A double resting on copies never captured. */
     audit_case_init(&a, TAPO_CAUSE_T_DOUBLE);
     a.view.snap.inferred = TAPO_INFERRED_RETX_LOST | TAPO_INFERRED_BY_IP_ID;
-    tapo_audit(&a.view, &a.facts, &a.cfg, &a.v);
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_LOW);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_INFERRED);
 }
@@ -424,6 +424,39 @@ static void test_a_jump_proves_the_counter_shared(void)
     assert_a_pause(late_segment(9, false, 29));
 }
 
+/* At the client: the server acknowledges a request, and its first answer
+ * comes 1.5 s later one IP ID on from its ACK, the missing ID in no packet
+ * of the capture: on its own, an original lost before the capture point,
+ * and the answer its copy.  Later the server's host carries, on another
+ * connection, an ID this connection's next skip misses: its counter is
+ * shared, so the first skip proves no lost original either, and the
+ * two-pass verdict claims no copy (undetermined, by the audit); without
+ * that later packet the copy stands. */
+static void test_shared_counter_proves_no_copy(void)
+{
+    for (int proven = 0; proven < 2; proven++) {
+        tb b;
+        request_at_client(&b);
+        tb_ack(&b, SERVER, 0.2002, 1 + REQ, 1, WIN);
+        b.next_ip_id[SERVER] += 1;
+        uint32_t answer = tb_data(&b, SERVER, 1.7, 1, 300, 1 + REQ);
+        tb_ack(&b, CLIENT, 1.7001, 301, 1 + REQ, WIN);
+        tb_data(&b, CLIENT, 2.0, 1 + REQ, REQ, 301);
+        if (proven)
+            tb_other_packet(&b, SERVER, ++b.next_ip_id[SERVER]);
+        tb_data(&b, SERVER, 2.1002, 301, 300, 1 + 2 * REQ);
+        tb_ack(&b, CLIENT, 2.1003, 601, 1 + 2 * REQ, WIN);
+        tapo_verdict v = tb_verdict(&b, answer, true);
+        g_assert_true(v.view->snap.inferred & TAPO_INFERRED_BY_IP_ID);
+        g_assert_cmpint(v.retransmission, ==, !proven);
+        if (proven) {
+            g_assert_cmpint(v.cause, ==, TAPO_CAUSE_UNDETERMINED);
+            g_assert_nonnull(v.audit_reason);
+        }
+        tb_free(&b);
+    }
+}
+
 /* The census says which host carried an ID: a missing ID the sender's
  * own host carried in between proves its counter host-wide; another
  * host's packet with that ID, or one before the sender's previous packet,
@@ -483,5 +516,6 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-jump-proves-the-counter-shared", test_a_jump_proves_the_counter_shared);
     g_test_add_func("/trust/census-knows-the-host", test_census_knows_the_host);
     g_test_add_func("/trust/host-packets-prove-the-counter-shared", test_host_packets_prove_the_counter_shared);
+    g_test_add_func("/trust/shared-counter-proves-no-copy", test_shared_counter_proves_no_copy);
     return g_test_run();
 }

@@ -65,6 +65,21 @@ static finding close_against_pause(const tapo_verdict *v, const tapo_snapshot *s
     return (finding){ v->cause, NULL };
 }
 
+/* Copies counted from the sender's IPv4 IDs (recovery.c) rest on its
+ * counter being this connection's; a counter that the capture proves
+ * numbered other connections' packets too, at any time (a host does not
+ * change its counter in the middle of a connection), makes each skipped
+ * ID as likely a packet sent elsewhere: no copy is proven (spec section
+ * 8).  What the sender did instead the packets do not tell. */
+static finding shared_counter_against_copies(const tapo_verdict *v, const tapo_snapshot *snap, bool counter_shared)
+{
+    if (counter_shared && v->retransmission && (snap->inferred & TAPO_INFERRED_BY_IP_ID))
+        return (finding){ TAPO_CAUSE_UNDETERMINED,
+                          "the copies were counted from IP IDs that the capture shows numbered other connections' "
+                          "packets too: none is proven" };
+    return (finding){ v->cause, NULL };
+}
+
 static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
 {
     unsigned c = 0;
@@ -123,7 +138,7 @@ static tapo_confidence confidence_of(const tapo_verdict *v, const tapo_snapshot 
     return caveats ? TAPO_CONFIDENCE_MEDIUM : TAPO_CONFIDENCE_HIGH;
 }
 
-void tapo_audit(const tapo_stall_view *view, const tapo_facts *facts, const tapo_config *cfg,
+void tapo_audit(const tapo_stall_view *view, const tapo_facts *facts, bool counter_shared, const tapo_config *cfg,
                 tapo_verdict *v)
 {
     (void)cfg;
@@ -135,6 +150,7 @@ void tapo_audit(const tapo_stall_view *view, const tapo_facts *facts, const tapo
         loss_against_packet_delay(v, snap),
         reset_against_delivery(v, snap),
         close_against_pause(v, snap, facts),
+        shared_counter_against_copies(v, snap, counter_shared),
     };
     for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
         if (found[i].reason) {

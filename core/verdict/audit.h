@@ -25,8 +25,10 @@
 #include "record/stall.h"
 
 /* Audits v (the decision tree's verdict on view with facts): may change
- * its cause; sets its confidence and caveats. */
-void tapo_audit(const tapo_stall_view *view, const tapo_facts *facts, const tapo_config *cfg,
+ * its cause; sets its confidence and caveats.  counter_shared: the
+ * sender's IPv4 IDs were proven numbered with other connections' (two
+ * passes: anywhere in the capture). */
+void tapo_audit(const tapo_stall_view *view, const tapo_facts *facts, bool counter_shared, const tapo_config *cfg,
                 tapo_verdict *v);
 
 #endif /* TAPO_AUDIT_H */

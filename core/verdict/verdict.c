@@ -55,7 +55,7 @@ bool tapo_conv_verdict(const tapo_conv_summary *sum, const tapo_stall_record *re
     v->sender_role = sender == sum->initiator.e ? TAPO_ROLE_INITIATOR : TAPO_ROLE_RESPONDER;
     v->view = view;
     v->facts = facts;
-    tapo_audit(view, facts, cfg, v);
+    tapo_audit(view, facts, final && sum->ids_shared[sender], cfg, v);
     v->phase = phase_of(v);
     uint64_t total = final ? sum->payload_bytes[sender] : view->bytes_at_packet;
     double position = total ? (double)view->snap.cur.data_offset / (double)total : 0.0;

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""The fresh rounds (README.md, "A fresh round", "A second fresh round")
-scored against TAPO.
+"""The fresh rounds (README.md, "A fresh round", "A second fresh round",
+"A third fresh round") scored against TAPO.
 
 fresh.tsv (the first round) and fresh2.tsv (the second, on the
 collections' other captures) hold rows read blind from captures of two
-public collections that are not in ../shared/real-captures, so CI cannot
-score them.  To score
-them, get the captures once (any copy of the two repositories at the
-commits fresh.tsv names), named OWNER__BASENAME in one folder:
+public collections that are not in ../shared/real-captures; fresh3.tsv
+(the third) from zeek's test traces.  CI cannot score them.  To score
+them, get the captures once (any copy of the repositories at the commits
+the tables name), in one folder: the first two collections' named
+OWNER__BASENAME, zeek's named zeek3__ and the path under
+testing/btest/Traces with "/" as "__":
 
     git -C packets show 0412fb1:tickedoffdeveloper.pcapng > DIR/chrissanders__tickedoffdeveloper.pcapng
     git -C packetlife-backup show 4a77a47:pcaps/telnet.cap > DIR/epiecs__telnet.cap
+    git -C zeek show a13de64:testing/btest/Traces/ftp/bigtransfer.pcap > DIR/zeek3__ftp__bigtransfer.pcap
 
 then:
 
-    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2]
+    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|3]
 
 TAPO is right on a row when its two-pass verdict at the frame is in the
 expected set ("none": it reports no stall there), as in verdict_set.py.
@@ -33,13 +36,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("captures", help="folder holding the captures, named as fresh.tsv names them")
+    ap.add_argument("captures", help="folder holding the captures, named as the tables name them")
     ap.add_argument("--tapo", default=os.path.join(HERE, "..", "..", "build", "tapo"))
     ap.add_argument("--misses", action="store_true")
-    ap.add_argument("--round", choices=("1", "2"), help="one round only (default: each, and both together)")
+    ap.add_argument("--round", choices=("1", "2", "3"), help="one round only (default: each, and all together)")
     a = ap.parse_args()
     rows = []
-    for rnd, name in (("1", "fresh.tsv"), ("2", "fresh2.tsv")):
+    for rnd, name in (("1", "fresh.tsv"), ("2", "fresh2.tsv"), ("3", "fresh3.tsv")):
         if a.round in (None, rnd):
             with open(os.path.join(HERE, name)) as f:
                 rows += [dict(r, round=rnd) for r in
@@ -54,14 +57,14 @@ def main():
         cause = v["tapo.stall.cause"] if v else "none"
         ok = cause in r["expected"].split("|")
         for key in (r["vantage"], "all") + ((v["tapo.stall.confidence"],) if v else ()):
-            for scope in ("both rounds", "round " + r["round"]):
+            for scope in ("all rounds", "round " + r["round"]):
                 total[(scope, key)] += 1
                 right[(scope, key)] += ok
         if a.misses and not ok:
             print("MISS round %s %s frame %s (%s): expected %s, TAPO %s" % (r["round"], r["capture"], r["frame"],
                                                                           r["vantage"], r["expected"], cause))
     for key in sorted(total):
-        if a.round and key[0] == "both rounds":
+        if a.round and key[0] == "all rounds":
             continue
         print("%-11s %-9s %d of %d (%.1f%%)" % (key + (right[key], total[key], 100.0 * right[key] / total[key])))
     return 0
