@@ -302,8 +302,14 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
         s->anchored = true;
     }
     int64_t ack = tapo_seq_offset(&s->seq, p->ack_raw);
-    if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT)
-        return;   /* nonsense: ignore the whole ACK */
+    if (ack - s->snd_nxt > TAPO_ACK_AHEAD_LIMIT) {
+        /* Nonsense, or a capture that missed more than a window of the
+         * sender's data: ignored, kept for the sender's own next segment
+         * to confirm (sender_send.c, rejoin_after_gap). */
+        s->far_ack_seen = true;
+        s->far_ack_raw = p->ack_raw;
+        return;
+    }
     /* Only the cumulative ACK reveals unseen data: a SACK block above it
      * would leave the bytes below it untracked, and no hole to show. */
     if (ack > s->snd_nxt)

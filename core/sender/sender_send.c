@@ -351,6 +351,38 @@ static void describe_revealed(const tapo_sender *s, tapo_tx_info *tx)
         tx->packets_out_at_sender = tapo_segments(s->snd_nxt - tx->retx_start, mss) + s->unseen_beyond;
 }
 
+/* The peer acknowledged exactly up to this segment, more than any window
+ * ahead of what the capture saw the sender send (sender_receive.c): both
+ * ends agree that the capture missed the data in between (a capture
+ * filtered or sliced), which the sender sent and the peer received.  The
+ * segment continues the sender's data as the capture saw it (the missed
+ * bytes are not counted), so that later numbers are placed from it and
+ * not across a reference gigabytes behind, where the 32-bit wrap would
+ * make new data look like copies of old (spec section 8: no transmission
+ * claimed without proof).  Out of line: reached only on such a jump. */
+G_GNUC_NO_INLINE static int64_t rejoin_after_gap(tapo_sender *s, const tapo_packet *p)
+{
+    s->seq.ref_raw = p->seq_raw;
+    s->seq.ref_offset = s->snd_nxt;
+    s->far_ack_seen = false;
+    s->capture_missed = true;
+    return s->snd_nxt;
+}
+
+/* p's start in the stream; false when it lies outside any window (another
+ * stream's packet on the same ports, or garbage) and no ACK of the peer
+ * confirms it. */
+static bool place_segment(tapo_sender *s, const tapo_packet *p, int64_t *start)
+{
+    *start = tapo_seq_offset(&s->seq, p->seq_raw);
+    if (*start - s->snd_nxt <= TAPO_SEQ_AHEAD_LIMIT)
+        return true;
+    if (!s->far_ack_seen || p->seq_raw != s->far_ack_raw)
+        return false;
+    *start = rejoin_after_gap(s, p);
+    return true;
+}
+
 static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_context *ctx,
                         tapo_tx_info *tx)
 {
@@ -358,10 +390,10 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
     bool first = !s->anchored && !syn;
     tapo_sender_note_mss_option(s, p->mss_option);
     anchor(s, p);
-    int64_t start = tapo_seq_offset(&s->seq, p->seq_raw);
+    int64_t start;
+    if (!place_segment(s, p, &start))
+        return;
     int64_t end = start + p->payload_len + (syn ? 1 : 0) + (fin ? 1 : 0);
-    if (start - s->snd_nxt > TAPO_SEQ_AHEAD_LIMIT)
-        return;   /* outside any window: another stream's, or garbage */
     int64_t before = start - s->data_start;
     tx->data_offset = before > 0 ? (uint64_t)before : 0;
     tx->handshake = syn;

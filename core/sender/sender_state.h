@@ -124,6 +124,8 @@ typedef struct tapo_sender {
     bool sack_seen;               /* the peer has sent SACK blocks */
     bool fin_sent;                /* this endpoint sent its FIN */
     bool capture_missed;          /* the capture missed some of its data (the peer acknowledged data never seen, or a gap in the sequence at the sender) */
+    bool far_ack_seen;            /* the peer acknowledged data more than any window ahead (ignored): */
+    uint32_t far_ack_raw;         /* that acknowledgement number (raw) */
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 

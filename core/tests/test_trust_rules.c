@@ -457,6 +457,41 @@ static void test_shared_counter_proves_no_copy(void)
     }
 }
 
+/* At the server, a capture that kept a few packets of a long download (a
+ * sliced capture): the client's ACK jumps 1.9 GB past anything the capture
+ * saw the server send, and the server's next segment starts exactly
+ * there; later the same again, 3.9 GB from the first reference, past the
+ * 32-bit wrap.  Both ends agree that the capture missed the data in
+ * between: no segment is a copy of old data (without the rejoin, the
+ * second jump's segments were placed gigabytes back, as copies).  A far
+ * ACK that no segment of the server confirms stays ignored (garbage). */
+static void test_sliced_capture_claims_no_copy(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+    tb_data(&b, CLIENT, 0.02, 1, REQ, 1);
+    tb_data(&b, SERVER, 0.0201, 1, 1000, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.0302, 1001, 1 + REQ, WIN);
+    tb_data(&b, SERVER, 2.0, 1001, 752, 1 + REQ);
+    uint32_t far = 1001u + 1900000000u, farther = far + 45000000u + 1920000000u;
+    tb_ack(&b, CLIENT, 60.0, far, 1 + REQ, WIN);
+    tb_data(&b, SERVER, 60.0015, far, 752, 1 + REQ);
+    tb_data(&b, SERVER, 61.3, far + 45000000u, 752, 1 + REQ);
+    tb_ack(&b, CLIENT, 61.3003, far + 45000752u, 1 + REQ, WIN);
+    tb_ack(&b, CLIENT, 113.0, farther, 1 + REQ, WIN);
+    tb_data(&b, SERVER, 113.0001, farther, 752, 1 + REQ);
+    tb_data(&b, SERVER, 114.3, farther + 42000000u, 752, 1 + REQ);
+    tb_ack(&b, CLIENT, 114.3003, farther + 42000752u, 1 + REQ, WIN);
+    tb_ack(&b, CLIENT, 120.0, farther + 1500000000u, 1 + REQ, WIN);   /* garbage: confirmed by nothing */
+    tb_data(&b, SERVER, 120.5, farther + 42000752u, 100, 1 + REQ);
+    for (uint32_t f = 1; f <= b.frame; f++)
+        if (tb_is_stall(&b, f))
+            g_assert_false(tb_verdict(&b, f, true).retransmission);
+    g_assert_true(b.conv.ep[SERVER].tx.capture_missed);
+    tb_free(&b);
+}
+
 /* The census says which host carried an ID: a missing ID the sender's
  * own host carried in between proves its counter host-wide; another
  * host's packet with that ID, or one before the sender's previous packet,
@@ -517,5 +552,6 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/census-knows-the-host", test_census_knows_the_host);
     g_test_add_func("/trust/host-packets-prove-the-counter-shared", test_host_packets_prove_the_counter_shared);
     g_test_add_func("/trust/shared-counter-proves-no-copy", test_shared_counter_proves_no_copy);
+    g_test_add_func("/trust/sliced-capture-claims-no-copy", test_sliced_capture_claims_no_copy);
     return g_test_run();
 }
