@@ -14,6 +14,7 @@
 #include "connection/conversation.h"
 #include "base/endpoint_pair.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "roles/sender_choice.h"
@@ -353,6 +354,15 @@ static double release_deadline(const tapo_packet *p, const tapo_snapshot *snap, 
     return p->time_s + to_sender_s + cfg->min_stall_s;
 }
 
+/* The sender's FIN closes with p's data when it follows at once: before
+ * a gap that would be a stall itself (the stall's threshold, at least the
+ * minimum stall duration), capture time.  Data, then a pause, then the FIN
+ * is the response's end and a close, not a goodbye sent with the close. */
+static double close_deadline(const tapo_packet *p, const tapo_snapshot *snap, const tapo_config *cfg)
+{
+    return p->time_s + fmax(snap->threshold_s, cfg->min_stall_s);
+}
+
 /* Builds the views of the possible stall from what was read before p and
  * what p was; true when p ends a stall for either endpoint. */
 static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap gaps[2],
@@ -389,7 +399,8 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             tapo_facts_add_cur(&rec->view[s].facts_final, &proof);
         }
         if (cur.own)
-            tapo_sender_watch_sent(&e->tx, tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst);
+            tapo_sender_watch_sent(&e->tx, tx, cur.fin, tx->kind == TAPO_TX_NONE && !cur.fin && !cur.syn && !cur.rst,
+                                   close_deadline(p, &rec->view[s].snap, cfg));
         stalled = stalled || rec->view[s].stalled;
     }
     return stalled;

@@ -141,19 +141,20 @@ static void settle_answered(tapo_hindsight *hs, bool answered)
     }
 }
 
-/* Answers "was the sender closing?" for every tracker still asking. */
-static void settle_closing(tapo_hindsight *hs, bool closing)
+/* Answers "was the sender closing?" for every tracker still asking: a FIN
+ * (at t_s, capture time) closes with cur when sent at once after it. */
+static void settle_closing(tapo_hindsight *hs, bool fin, double t_s)
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
         if (t->awaiting_close) {
-            t->facts->closing = closing;
+            t->facts->closing = fin && t_s <= t->at_once_by_s;
             t->awaiting_close = false;
         }
     }
 }
 
-void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack)
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack, double close_by_s)
 {
     unsigned n = tapo_hs_open_count(hs);
     if (n == 0)
@@ -161,6 +162,7 @@ void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack)
     tapo_tracker *t = TRACKER(hs, n - 1);
     t->facts->closing = fin;
     t->awaiting_close = !fin;
+    t->at_once_by_s = close_by_s;
     t->facts->answered = false;
     t->awaiting_answer = bare_ack;
 }
@@ -173,7 +175,7 @@ void tapo_hs_cur_acked(tapo_hindsight *hs, double release_by_s)
     tapo_tracker *t = TRACKER(hs, n - 1);
     t->facts->released = false;
     t->awaiting_release = true;
-    t->release_by_s = release_by_s;
+    t->at_once_by_s = release_by_s;
 }
 
 /* Answers "did the sender send new data at once after the peer's bare
@@ -183,7 +185,7 @@ static void settle_released(tapo_hindsight *hs, double t_s, bool new_data)
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
         if (t->awaiting_release) {
-            t->facts->released = new_data && t_s <= t->release_by_s;
+            t->facts->released = new_data && t_s <= t->at_once_by_s;
             t->awaiting_release = false;
         }
     }
@@ -197,13 +199,13 @@ void tapo_hs_transmitted(tapo_hindsight *hs, double t_s, bool new_data)
 void tapo_hs_new_data(tapo_hindsight *hs)
 {
     settle_more_data(hs, true);
-    settle_closing(hs, false);
+    settle_closing(hs, false, 0.0);
     settle_answered(hs, true);
 }
 
-void tapo_hs_fin(tapo_hindsight *hs)
+void tapo_hs_fin(tapo_hindsight *hs, double t_s)
 {
-    settle_closing(hs, true);
+    settle_closing(hs, true, t_s);
     settle_answered(hs, false);
 }
 
@@ -216,7 +218,7 @@ void tapo_hs_request(tapo_hindsight *hs)
 {
     settle_released(hs, 0.0, false);
     settle_more_data(hs, false);
-    settle_closing(hs, false);
+    settle_closing(hs, false, 0.0);
 }
 
 void tapo_hs_bare_ack(tapo_hindsight *hs)
@@ -322,7 +324,7 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
             if (t->cur_has_ts && echo->has_ts && (int32_t)(t->cur_tsval - echo->tsecr) > 0)
                 prove_spurious(t, TAPO_PROOF_ECHO, echo->frame);
         }
-        if (t->awaiting_release && now_s > t->release_by_s) {
+        if (t->awaiting_release && now_s > t->at_once_by_s) {
             t->facts->released = false;   /* nothing came at once */
             t->awaiting_release = false;
         }

@@ -116,11 +116,12 @@ typedef struct tapo_tracker {
     uint64_t mark_order;        /* sender transmission counter at the stall's start */
     bool awaiting_more_data;    /* had_more_data not settled yet */
     bool awaiting_window;       /* the window was closed at the stall's start and has not opened yet */
-    bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN */
+    bool awaiting_close;        /* whether the sender's next transmission after cur is its FIN, sent at once */
     bool awaiting_answer;       /* cur was the sender's bare ACK: whether its next transmission carries payload */
     bool awaiting_release;      /* cur was the peer's bare ACK: whether the sender's next transmission is new data
                                    sent by release_by_s */
-    double release_by_s;        /* then: the latest capture time at which it counts as sent at once, seconds */
+    double at_once_by_s;        /* with awaiting_release or awaiting_close: the latest capture time at which the
+                                 * sender's next transmission counts as sent at once, seconds */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
     bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
     bool cur_resent;            /* cur's range was sent again after cur: a D-SACK may report that copy */
@@ -165,7 +166,7 @@ void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_
 /* The newest tracker's stall ended with the sender's own packet (fin: it
  * carried a FIN; bare_ack: it carried nothing but an ACK); what the sender
  * sends next says whether it was closing, or answering. */
-void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack);
+void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack, double close_by_s);
 
 /* The sender transmitted data beyond its previous snd_nxt. */
 void tapo_hs_new_data(tapo_hindsight *hs);
@@ -179,8 +180,10 @@ void tapo_hs_resent(tapo_hindsight *hs, int64_t start, int64_t end);
  * the sender resends it afterwards says whether the FIN ended the chain. */
 void tapo_hs_cur_gave_up(tapo_hindsight *hs, int64_t head);
 
-/* The sender sent its FIN. */
-void tapo_hs_fin(tapo_hindsight *hs);
+/* The sender sent its FIN (t_s: capture time, seconds); with the data of a
+ * stall it closes only when sent at once after it (close_by_s): a FIN
+ * after a pause of its own ends another stall. */
+void tapo_hs_fin(tapo_hindsight *hs, double t_s);
 
 /* The response ended: the peer sent a new request, or the sender its FIN. */
 void tapo_hs_response_ended(tapo_hindsight *hs);

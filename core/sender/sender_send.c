@@ -437,7 +437,7 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
     if (fin) {
         s->fin_sent = true;
         tapo_hs_response_ended(&s->hs);
-        tapo_hs_fin(&s->hs);
+        tapo_hs_fin(&s->hs, p->time_s);
     }
     describe_revealed(s, tx);
 }

@@ -439,9 +439,10 @@ tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx)
 /* Out of line: called for every possible stall the sender's own packet
  * ends, and inlined it tips the link-time inliner of the per-packet path
  * (1.5 % more instructions, docs/benchmarks.md). */
-G_GNUC_NO_INLINE void tapo_sender_watch_sent(tapo_sender *s, const tapo_tx_info *tx, bool fin, bool bare_ack)
+G_GNUC_NO_INLINE void tapo_sender_watch_sent(tapo_sender *s, const tapo_tx_info *tx, bool fin, bool bare_ack,
+                                             double close_by_s)
 {
-    tapo_hs_cur_sent(&s->hs, fin, bare_ack);
+    tapo_hs_cur_sent(&s->hs, fin, bare_ack, close_by_s);
     /* A new bare FIN after its timer's unanswered copies of data (not a
      * copy of the FIN itself, which is the chain). */
     if (tx->gives_up && fin && tx->kind != TAPO_TX_RETRANSMISSION)

@@ -344,9 +344,11 @@ void tapo_sender_unwatch(tapo_sender *s, const tapo_facts *facts);
 tapo_cur_reveals tapo_tx_reveals(const tapo_tx_info *tx);
 
 /* The newest watched stall ended with the sender's own packet tx (fin: it
- * carried a FIN; bare_ack: nothing but an ACK); a bare FIN that gave up
- * its timer's chain (tx->gives_up) is watched for the chain going on. */
-void tapo_sender_watch_sent(tapo_sender *s, const tapo_tx_info *tx, bool fin, bool bare_ack);
+ * carried a FIN; bare_ack: nothing but an ACK; a FIN the sender sends by
+ * close_by_s, capture time in seconds, closes with it); a bare FIN that
+ * gave up its timer's chain (tx->gives_up) is watched for the chain going
+ * on. */
+void tapo_sender_watch_sent(tapo_sender *s, const tapo_tx_info *tx, bool fin, bool bare_ack, double close_by_s);
 
 /* The newest watched stall ended with the peer's bare ACK of all the
  * sender had out; new data the sender sends by release_by_s (capture

@@ -492,6 +492,31 @@ static void test_sliced_capture_claims_no_copy(void)
     tb_free(&b);
 }
 
+/* At the server, 10 ms from the client: the server answers a request,
+ * pauses 2 s, sends 50 bytes more, and closes.  With its FIN at once
+ * after them, those bytes were a goodbye sent with the close (an idle
+ * close: client-idle, by the audit); with the FIN 0.5 s later, itself
+ * after a pause, they were the response's last piece and the pause before
+ * them the application's (resource-constraint). */
+static void test_goodbye_comes_with_the_close(void)
+{
+    const double fin_after_s[] = { 0.0001, 0.5 };
+    const tapo_cause causes[] = { TAPO_CAUSE_CLIENT_IDLE, TAPO_CAUSE_RESOURCE_CONSTRAINT };
+    for (int i = 0; i < 2; i++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+        tb_data(&b, CLIENT, 0.02, 1, REQ, 1);
+        tb_data(&b, SERVER, 0.0201, 1, 1000, 1 + REQ);
+        tb_ack(&b, CLIENT, 0.0302, 1001, 1 + REQ, WIN);
+        uint32_t last = tb_data(&b, SERVER, 2.0302, 1001, 50, 1 + REQ);
+        tb_packet(&b, SERVER, 2.0302 + fin_after_s[i], 1051, 1 + REQ, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+        tb_ack(&b, CLIENT, 2.0402 + fin_after_s[i], 1052, 1 + REQ, WIN);
+        g_assert_cmpint(tb_verdict(&b, last, true).cause, ==, causes[i]);
+        tb_free(&b);
+    }
+}
+
 /* The census says which host carried an ID: a missing ID the sender's
  * own host carried in between proves its counter host-wide; another
  * host's packet with that ID, or one before the sender's previous packet,
@@ -553,5 +578,6 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/host-packets-prove-the-counter-shared", test_host_packets_prove_the_counter_shared);
     g_test_add_func("/trust/shared-counter-proves-no-copy", test_shared_counter_proves_no_copy);
     g_test_add_func("/trust/sliced-capture-claims-no-copy", test_sliced_capture_claims_no_copy);
+    g_test_add_func("/trust/goodbye-comes-with-the-close", test_goodbye_comes_with_the_close);
     return g_test_run();
 }
