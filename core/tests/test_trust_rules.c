@@ -290,6 +290,21 @@ static void request_at_client(tb *b)
 
 /* ---- IDs skipped before an answer ------------------------------------------ */
 
+/* request_at_client, the server's ACK of the request, its IDs skipping
+ * skip values, its answer of len bytes at answer_s (its frame), the
+ * client's ACK of it and the client's next request 0.1 s later. */
+static uint32_t answer_after_skip(tb *b, uint16_t skip, double answer_s, uint32_t len)
+{
+    request_at_client(b);
+    tb_ack(b, SERVER, 0.2002, 1 + REQ, 1, WIN);
+    b->next_ip_id[SERVER] += skip;
+    uint32_t answer = tb_data(b, SERVER, answer_s, 1, len, 1 + REQ);
+    tb_ack(b, CLIENT, answer_s + 0.0001, 1 + len, 1 + REQ, WIN);
+    tb_data(b, CLIENT, answer_s + 0.1, 1 + REQ, REQ, 1 + len);
+    return answer;
+}
+
+
 /* At the client: the server acknowledges a request and answers it 5 s
  * later, 5 IP IDs skipped that no packet carried (undetermined: copies or
  * a wait, classifier.c).  Its next answer, to the next request, carries
@@ -298,12 +313,7 @@ static void request_at_client(tb *b)
 static void test_a_skip_is_its_own_packets(void)
 {
     tb b;
-    request_at_client(&b);
-    tb_ack(&b, SERVER, 0.2002, 1 + REQ, 1, WIN);
-    b.next_ip_id[SERVER] += 5;
-    uint32_t skipped = tb_data(&b, SERVER, 5.2, 1, 79, 1 + REQ);
-    tb_ack(&b, CLIENT, 5.2001, 80, 1 + REQ, WIN);
-    tb_data(&b, CLIENT, 5.3, 1 + REQ, REQ, 80);
+    uint32_t skipped = answer_after_skip(&b, 5, 5.2, 79);
     b.next_ip_id[SERVER] = 0xffff;   /* the next ID is 0: none */
     uint32_t plain = tb_data(&b, SERVER, 10.3, 80, 79, 1 + 2 * REQ);
     tb_ack(&b, CLIENT, 10.3001, 159, 1 + 2 * REQ, WIN);
@@ -436,12 +446,7 @@ static void test_shared_counter_proves_no_copy(void)
 {
     for (int proven = 0; proven < 2; proven++) {
         tb b;
-        request_at_client(&b);
-        tb_ack(&b, SERVER, 0.2002, 1 + REQ, 1, WIN);
-        b.next_ip_id[SERVER] += 1;
-        uint32_t answer = tb_data(&b, SERVER, 1.7, 1, 300, 1 + REQ);
-        tb_ack(&b, CLIENT, 1.7001, 301, 1 + REQ, WIN);
-        tb_data(&b, CLIENT, 2.0, 1 + REQ, REQ, 301);
+        uint32_t answer = answer_after_skip(&b, 1, 1.7, 300);
         if (proven)
             tb_other_packet(&b, SERVER, ++b.next_ip_id[SERVER]);
         tb_data(&b, SERVER, 2.1002, 301, 300, 1 + 2 * REQ);
@@ -457,6 +462,18 @@ static void test_shared_counter_proves_no_copy(void)
     }
 }
 
+/* At the server, 10 ms from the client: the handshake, a request of REQ
+ * bytes, the server's 1000-byte answer and the client's ACK of it (at
+ * 0.0302 s). */
+static void answered_at_server(tb *b)
+{
+    tb_init(b, 1000, 5000000);
+    tb_handshake(b, 0.0, 0.01, WIN, WIN);
+    tb_data(b, CLIENT, 0.02, 1, REQ, 1);
+    tb_data(b, SERVER, 0.0201, 1, 1000, 1 + REQ);
+    tb_ack(b, CLIENT, 0.0302, 1001, 1 + REQ, WIN);
+}
+
 /* At the server, a capture that kept a few packets of a long download (a
  * sliced capture): the client's ACK jumps 1.9 GB past anything the capture
  * saw the server send, and the server's next segment starts exactly
@@ -468,11 +485,7 @@ static void test_shared_counter_proves_no_copy(void)
 static void test_sliced_capture_claims_no_copy(void)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
-    tb_data(&b, CLIENT, 0.02, 1, REQ, 1);
-    tb_data(&b, SERVER, 0.0201, 1, 1000, 1 + REQ);
-    tb_ack(&b, CLIENT, 0.0302, 1001, 1 + REQ, WIN);
+    answered_at_server(&b);
     tb_data(&b, SERVER, 2.0, 1001, 752, 1 + REQ);
     uint32_t far = 1001u + 1900000000u, farther = far + 45000000u + 1920000000u;
     tb_ack(&b, CLIENT, 60.0, far, 1 + REQ, WIN);
@@ -504,11 +517,7 @@ static void test_goodbye_comes_with_the_close(void)
     const tapo_cause causes[] = { TAPO_CAUSE_CLIENT_IDLE, TAPO_CAUSE_RESOURCE_CONSTRAINT };
     for (int i = 0; i < 2; i++) {
         tb b;
-        tb_init(&b, 1000, 5000000);
-        tb_handshake(&b, 0.0, 0.01, WIN, WIN);
-        tb_data(&b, CLIENT, 0.02, 1, REQ, 1);
-        tb_data(&b, SERVER, 0.0201, 1, 1000, 1 + REQ);
-        tb_ack(&b, CLIENT, 0.0302, 1001, 1 + REQ, WIN);
+        answered_at_server(&b);
         uint32_t last = tb_data(&b, SERVER, 2.0302, 1001, 50, 1 + REQ);
         tb_packet(&b, SERVER, 2.0302 + fin_after_s[i], 1051, 1 + REQ, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
         tb_ack(&b, CLIENT, 2.0402 + fin_after_s[i], 1052, 1 + REQ, WIN);
