@@ -4,8 +4,8 @@
  * raw IP frame (general path), for headers the quick path takes and for
  * those it leaves to the general one.  Routers' serial links (Cisco HDLC,
  * Frame Relay in each of its encapsulations) and MPLS label stacks decode
- * to what the raw IP frame gives, and a header cut short is truncated.  Plain C + GLib, with
- * the frames library.
+ * to what the raw IP frame gives, and a header cut short is truncated.
+ * Plain C + GLib, with the frames library.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -20,7 +20,9 @@
 #define MPLS_LABELS_MAX 8             /* label stack entries read before giving up (RFC 3032: 4 bytes each) */
 #define ETHERTYPE_TEB 0x6558          /* transparent Ethernet bridging (GRE) */
 #define GRE_ARUBA_80211 0x8200        /* Aruba controllers tunnel 802.11 frames */
-#define CHDLC_HEADER 4                /* Cisco HDLC: address, control, protocol (an ethertype) */
+#define SLL_HEADER 16                 /* Linux cooked v1, its protocol (an ethertype) at byte 14 */
+#define SLL2_HEADER 20                /* Linux cooked v2, its protocol at byte 0 */
+#define CHDLC_HEADER 4                /* Cisco HDLC: address, control, protocol (an ethertype) at byte 2 */
 #define FR_ADDRESS_MAX 4              /* Q.922 address: 2 to 4 bytes, the last with its EA bit set */
 #define FR_UI 0x03                    /* RFC 2427: unnumbered information, then an NLPID */
 #define NLPID_PAD 0x00
@@ -433,14 +435,15 @@ static tapo_decode_result null_loopback(cursor c, bool network_order, tapo_segme
     return TAPO_DECODE_OTHER;
 }
 
-/* Cisco HDLC (routers' serial links): a 4-byte header whose protocol
- * field is an ethertype. */
-static tapo_decode_result cisco_hdlc(cursor c, tapo_segment_fields *out)
+/* A link header of header bytes with an ethertype at byte type_at (Linux
+ * cooked captures, Cisco HDLC, Frame Relay's Cisco encapsulation), then
+ * what it names. */
+static tapo_decode_result after_typed_header(cursor c, uint32_t header, uint32_t type_at, tapo_segment_fields *out)
 {
-    if (c.len < CHDLC_HEADER)
+    if (c.len < header)
         return TAPO_DECODE_TRUNCATED;
-    uint16_t type = be16(c.p + 2);
-    skip(&c, CHDLC_HEADER);
+    uint16_t type = be16(c.p + type_at);
+    skip(&c, header);
     return by_ethertype(c, type, out);
 }
 
@@ -474,18 +477,16 @@ static tapo_decode_result frame_relay(cursor c, tapo_segment_fields *out)
     uint32_t address = 0;
     while (address < c.len && address < FR_ADDRESS_MAX && !(c.p[address] & 1))
         address++;
-    if (address >= c.len || address == FR_ADDRESS_MAX)
-        return address >= c.len ? TAPO_DECODE_TRUNCATED : TAPO_DECODE_MALFORMED;
+    if (address >= c.len)
+        return TAPO_DECODE_TRUNCATED;
+    if (address == FR_ADDRESS_MAX)
+        return TAPO_DECODE_MALFORMED;
     skip(&c, address + 1);
     if (c.len >= 1 && c.p[0] == FR_UI) {
         skip(&c, 1);
         return frame_relay_nlpid(c, out);
     }
-    if (c.len < 2)
-        return TAPO_DECODE_TRUNCATED;
-    uint16_t type = be16(c.p);
-    skip(&c, 2);
-    return by_ethertype(c, type, out);
+    return after_typed_header(c, 2, 0, out);
 }
 
 /* The frame most captures hold: Ethernet, IPv4 without options, not a
@@ -528,21 +529,15 @@ static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen
     case WTAP_ENCAP_RAW_IP6:
         return ip(c, out);
     case WTAP_ENCAP_SLL:
-        if (c.len < 16)
-            return TAPO_DECODE_TRUNCATED;
-        skip(&c, 16);
-        return by_ethertype(c, be16(data + 14), out);
+        return after_typed_header(c, SLL_HEADER, 14, out);
     case WTAP_ENCAP_SLL2:
-        if (c.len < 20)
-            return TAPO_DECODE_TRUNCATED;
-        skip(&c, 20);
-        return by_ethertype(c, be16(data), out);
+        return after_typed_header(c, SLL2_HEADER, 0, out);
     case WTAP_ENCAP_NULL:
         return null_loopback(c, false, out);
     case WTAP_ENCAP_LOOP:
         return null_loopback(c, true, out);
     case WTAP_ENCAP_CHDLC:
-        return cisco_hdlc(c, out);
+        return after_typed_header(c, CHDLC_HEADER, 2, out);
     case WTAP_ENCAP_FRELAY:
         return frame_relay(c, out);
     case WTAP_ENCAP_PPP:
