@@ -264,6 +264,13 @@ class TrustPatterns(unittest.TestCase):
         self.assertIn("delayed-ACK timer", stall["tapo.stall.hint"])
         self.assertNotIn("bufferbloat", stall["tapo.stall.hint"])
 
+    def test_p25_an_ack_sent_at_once_is_no_delayed_ack(self):
+        stall, = self.stalls("p25_late_segment_acked_at_once")
+        self.assertEqual(stall["tapo.stall.cause"], "packet-delay")
+        self.assertEqual(stall["tapo.vantage"].split()[0], "receiver")
+        self.assertNotIn("delayed-ACK", stall["tapo.stall.hint"])
+        self.assertIn("queueing", stall["tapo.stall.hint"])
+
     def test_p26_one_direction_only(self):
         stalls = self.stalls("p26_one_direction")
         # The second answer, 69 ms after its request (twice the round trip

@@ -643,6 +643,24 @@ def p25_delayed_ack():
     return f
 
 
+def p25_late_segment_acked_at_once():
+    """At the client, 30 ms from the server (TCP timestamps): the server
+    answers a request at once with one small segment that a queue on the
+    way holds 400 ms; the client acknowledges it 0.1 ms after it arrives.
+    The server waited for that ACK (packet-delay), and the capture shows
+    the client did not hold it: the hint names the path, not a delayed-ACK
+    timer."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.03, "client")
+    t = exchange(f, t + 0.05, 0.03, 4, "client")
+    t += 0.05
+    f.request(t)
+    f.send(t + 0.431, SERVER, 100, sent_at=t + 0.016, heard_by=t)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.4311, CLIENT, 0)
+    return f
+
+
 def p26_one_direction():
     """Captured at the client, upstream only (the server's packets never
     reach the capture, as on a GRE tunnel): the SYN to its ACK gives the

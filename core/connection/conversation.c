@@ -377,6 +377,8 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
         tapo_cur_input cur = {
             .own = s == p->from, .tx = tx, .payload = p->payload_len > 0,
             .window_opened = s != p->from && rx->window_opened, .away = gaps[s].distance.away,
+            .acked_after_s = s != p->from && rx->rtt_valid ? tapo_opt_s_of(p->time_s - rx->rtt_seen_s)
+                                                            : tapo_opt_s_none(),
             .ids_skipped = s == p->from ? e->ip_ids.unclaimed_skipped : 0,
             .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
             .reveals_data = s != p->from && rx->revealed_bytes > 0,

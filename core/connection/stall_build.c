@@ -105,6 +105,7 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     cur->trigger = cur->handshake_retransmission ? peer_tx->trigger : TAPO_TRIGGER_NONE;
     cur->data_offset = in->bytes_sent;
     cur->acks_all = in->acks_all;
+    cur->acked_after_s = in->acked_after_s;
     /* The sender's data that ended its silence, seen only through the
      * receiver's ACK of it: when it was sent, and how long it travelled,
      * the capture cannot tell. */

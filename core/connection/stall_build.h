@@ -42,6 +42,8 @@ typedef struct tapo_cur_input {
     uint32_t refill_hole_frame;   /* from the peer: they fill a hole it had reported in that frame (a copy); 0: no */
     uint32_t refill_sacked;       /* segments it had SACKed above that hole, count */
     bool away;                    /* the capture point is away from the sender */
+    tapo_opt_s acked_after_s;     /* from the peer: how long after the capture saw the sender data it newly
+                                   * acknowledges (Karn's sample) it came, seconds; unknown without one */
     uint16_t ids_skipped;         /* own: IP IDs skipped before it that no packet carried, not counted (endpoint.c), count */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */

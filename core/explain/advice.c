@@ -64,19 +64,35 @@ static const char acked_before_answer[] =
 #define DELAYED_ACK_MAX_S 0.5
 #define DELAYED_ACK_MIN_S 0.03
 
+/* How long the receiver held its ACK, seconds: from the capture of the
+ * segment it acknowledges to the ACK, less the round trip from the
+ * capture point to the receiver (nothing at the receiver, where the
+ * capture shows the hold itself; the whole path at the sender).  Without
+ * that segment's time (Karn), the gap less the sender's whole round trip. */
+static double receiver_hold(const tapo_verdict *v)
+{
+    const tapo_snapshot *snap = &v->view->snap;
+    double to_receiver_s = snap->rtt_to_receiver.known ? snap->rtt_to_receiver.s : 0.0;
+    if (snap->cur.acked_after_s.known)
+        return snap->cur.acked_after_s.s - to_receiver_s;
+    double path_s = to_receiver_s + (snap->rtt_to_sender.known ? snap->rtt_to_sender.s : 0.0);
+    if (path_s <= 0.0 && snap->srtt.known)
+        path_s = snap->srtt.s;
+    return v->duration_s - path_s;
+}
+
 /* packet-delay where the receiver's own delayed-ACK timer explains the
  * wait: one segment outstanding (a delayed ACK waits for a second one),
- * the receiver's packet acknowledges it, and the part of the gap beyond
- * the round trip to the receiver is a delayed-ACK timer's. */
+ * the receiver's packet acknowledges it, and it held that ACK as long as a
+ * delayed-ACK timer does.  An ACK sent at once after a segment that was
+ * late on its way is the path's delay, not the receiver's. */
 static bool is_delayed_ack(const tapo_verdict *v)
 {
     const tapo_snapshot *snap = &v->view->snap;
     if (v->cause != TAPO_CAUSE_PACKET_DELAY || snap->packets_out != 1 || snap->cur.dir != TAPO_DIR_IN ||
         !snap->cur.acks_all)
         return false;
-    double path_s = snap->rtt_to_receiver.known && snap->rtt_to_receiver.s > 0.0 ? snap->rtt_to_receiver.s
-                  : snap->srtt.known ? snap->srtt.s : 0.0;
-    double held_s = v->duration_s - path_s;
+    double held_s = receiver_hold(v);
     return held_s >= DELAYED_ACK_MIN_S && held_s <= DELAYED_ACK_MAX_S;
 }
 

@@ -60,6 +60,8 @@ typedef struct tapo_cur {
     tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */
     tapo_trigger trigger;           /* trigger of this transmission */
     uint32_t segs_sent_after;       /* segments the sender had sent above cur's segment */
+    tapo_opt_s acked_after_s;       /* from the receiver: how long after the capture saw the sender data it newly
+                                     * acknowledges it came, seconds; unknown without a clean sample (Karn) */
     uint64_t data_offset;           /* sender payload bytes before cur's first byte */
     /* Evidence about cur's retransmitted segment (frame numbers; 0 when the
      * capture has none): its original, its first retransmission (whose
