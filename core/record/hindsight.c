@@ -343,11 +343,19 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
 }
 
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
-                       double threshold_s)
+                       double threshold_s, uint32_t frame)
 {
     close_gap_watch(hs);
-    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s };
+    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s, frame };
     watch(facts);
+}
+
+void tapo_hs_gap_busy(tapo_hindsight *hs, uint32_t frame)
+{
+    if (!hs->gap.facts || hs->gap.frame != frame)
+        return;
+    hs->gap.facts->revoked = true;
+    close_gap_watch(hs);
 }
 
 void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s)

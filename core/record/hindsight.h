@@ -139,6 +139,7 @@ typedef struct tapo_gap_watch {
     double from_s;              /* the gap, sender time, seconds */
     double to_s;
     double threshold_s;         /* the stall threshold it exceeded, seconds */
+    uint32_t frame;             /* the receiver packet that ended it */
 } tapo_gap_watch;
 
 typedef struct tapo_hindsight {
@@ -233,7 +234,13 @@ void tapo_hs_peer_answered(tapo_hindsight *hs);
 /* Watches the gap of a stall a receiver packet ended (replacing the one
  * watched before). */
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
-                       double threshold_s);
+                       double threshold_s, uint32_t frame);
+
+/* The receiver packet in frame acknowledged data the capture never saw,
+ * more than any window, and the sender's next segment confirmed it: the
+ * sender was at work throughout the gap that packet ended, which is no
+ * stall (revoked) when it is the gap watched. */
+void tapo_hs_gap_busy(tapo_hindsight *hs, uint32_t frame);
 
 /* A sender packet sent at t_s (sender time, placed within margin_s) in
  * frame: the watched gap shrinks to start there, or is revoked. */

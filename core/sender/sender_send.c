@@ -355,13 +355,19 @@ static void describe_revealed(const tapo_sender *s, tapo_tx_info *tx)
  * ahead of what the capture saw the sender send (sender_receive.c): both
  * ends agree that the capture missed the data in between (a capture
  * filtered or sliced), which the sender sent and the peer received.  The
- * segment continues the sender's data as the capture saw it (the missed
- * bytes are not counted), so that later numbers are placed from it and
- * not across a reference gigabytes behind, where the 32-bit wrap would
- * make new data look like copies of old (spec section 8: no transmission
- * claimed without proof).  Out of line: reached only on such a jump. */
-G_GNUC_NO_INLINE static int64_t rejoin_after_gap(tapo_sender *s, const tapo_packet *p)
+ * segment continues the sender's data as the capture saw it, so that
+ * later numbers are placed from it and not across a reference gigabytes
+ * behind, where the 32-bit wrap would make new data look like copies of
+ * old (spec section 8: no transmission claimed without proof).  The
+ * missed bytes are not added to the stream, but they are what the sender
+ * sent unseen before this segment (tx->skipped_bytes: more than a window,
+ * so it was at work, stall_build.c), and before the far ACK, whose stall
+ * hindsight revokes.  Out of line: reached only on such a jump. */
+G_GNUC_NO_INLINE static int64_t rejoin_after_gap(tapo_sender *s, const tapo_packet *p, tapo_tx_info *tx)
 {
+    uint32_t seen_end_raw = s->seq.ref_raw + (uint32_t)(s->snd_nxt - s->seq.ref_offset);
+    tx->skipped_bytes = (uint32_t)(p->seq_raw - seen_end_raw);
+    tapo_hs_gap_busy(&s->hs, s->far_ack_frame);
     s->seq.ref_raw = p->seq_raw;
     s->seq.ref_offset = s->snd_nxt;
     s->far_ack_seen = false;
@@ -372,14 +378,14 @@ G_GNUC_NO_INLINE static int64_t rejoin_after_gap(tapo_sender *s, const tapo_pack
 /* p's start in the stream; false when it lies outside any window (another
  * stream's packet on the same ports, or garbage) and no ACK of the peer
  * confirms it. */
-static bool place_segment(tapo_sender *s, const tapo_packet *p, int64_t *start)
+static bool place_segment(tapo_sender *s, const tapo_packet *p, int64_t *start, tapo_tx_info *tx)
 {
     *start = tapo_seq_offset(&s->seq, p->seq_raw);
     if (*start - s->snd_nxt <= TAPO_SEQ_AHEAD_LIMIT)
         return true;
     if (!s->far_ack_seen || p->seq_raw != s->far_ack_raw)
         return false;
-    *start = rejoin_after_gap(s, p);
+    *start = rejoin_after_gap(s, p, tx);
     return true;
 }
 
@@ -391,7 +397,7 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
     tapo_sender_note_mss_option(s, p->mss_option);
     anchor(s, p);
     int64_t start;
-    if (!place_segment(s, p, &start))
+    if (!place_segment(s, p, &start, tx))
         return;
     int64_t end = start + p->payload_len + (syn ? 1 : 0) + (fin ? 1 : 0);
     int64_t before = start - s->data_start;

@@ -466,12 +466,16 @@ void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)
 }
 
 void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
-                           double threshold_s)
+                           double threshold_s, uint32_t frame)
 {
-    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s);
+    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s, frame);
 }
 
-void tapo_sender_sent_at(tapo_sender *s, double t_s, uint32_t frame, double margin_s)
+void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s)
 {
-    tapo_hs_sent_at(&s->hs, t_s, frame, margin_s);
+    /* Its segment at the far ACK (rejoin_after_gap, sender_send.c): what
+     * the capture missed was sent before that ACK, inside its gap. */
+    if (G_UNLIKELY(s->far_ack_seen) && p->seq_raw == s->far_ack_raw)
+        tapo_hs_gap_busy(&s->hs, s->far_ack_frame);
+    tapo_hs_sent_at(&s->hs, t_s, p->frame, margin_s);
 }

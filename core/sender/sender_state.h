@@ -126,6 +126,7 @@ typedef struct tapo_sender {
     bool capture_missed;          /* the capture missed some of its data (the peer acknowledged data never seen, or a gap in the sequence at the sender) */
     bool far_ack_seen;            /* the peer acknowledged data more than any window ahead (ignored): */
     uint32_t far_ack_raw;         /* that acknowledgement number (raw) */
+    uint32_t far_ack_frame;       /* the packet that carried it */
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 
@@ -362,14 +363,14 @@ void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data);
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
 
-/* A stall that the peer's packet ended, over [from_s, to_s) of the
- * sender's timeline: a sender packet seen later but sent inside it
+/* A stall that the peer's packet in frame ended, over [from_s, to_s) of
+ * the sender's timeline: a sender packet seen later but sent inside it
  * shortens it (tapo_hs_sent_at). */
 void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
-                           double threshold_s);
+                           double threshold_s, uint32_t frame);
 
-/* One of the sender's packets was sent at t_s (sender time) in frame,
- * placed that precisely. */
-void tapo_sender_sent_at(tapo_sender *s, double t_s, uint32_t frame, double margin_s);
+/* The sender's packet p was sent at t_s (sender time), placed that
+ * precisely. */
+void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s);
 
 #endif /* TAPO_SENDER_STATE_H */

@@ -505,6 +505,49 @@ static void test_sliced_capture_claims_no_copy(void)
     tb_free(&b);
 }
 
+/* Whether frame ends a stall, one pass (final false) or two. */
+static bool stall_in(tb *b, uint32_t frame, bool final)
+{
+    tapo_verdict v;
+    tapo_conv_summary sum = tb_summary(b);
+    return b->records[frame] && tapo_conv_verdict(&sum, b->records[frame], &b->cfg, final, &v);
+}
+
+/* A capture that kept a few packets of a long download, at the server
+ * and in the middle of a 20 ms path: 58 s after the server's last
+ * segment seen, the client's ACK jumps 1.9 GB past it, and the server's
+ * next segment starts exactly there.  Both ends agree that the server sent
+ * those 1.9 GB in the gap, more than any window, so it needed the
+ * client's ACKs all along: it was at work, the gap is the capture's.  The
+ * segment ends no stall (the data it skips shows that at once); the far
+ * ACK looks like one until the segment confirms it (one pass), and is
+ * none in two. */
+static void test_sliced_capture_gap_is_no_stall(void)
+{
+    for (int middle = 0; middle < 2; middle++) {
+        double half = middle ? 0.01 : 0.0001, back = middle ? 0.01 : 0.0199;   /* to the server, to the client */
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+        tb_packet(&b, SERVER, 2 * half, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+        tb_ack(&b, CLIENT, 2 * half + 2 * back, 1, 1, WIN);
+        double t = 0.1;
+        tb_data(&b, CLIENT, t, 1, REQ, 1);
+        tb_data(&b, SERVER, t + 2 * half, 1, 1000, 1 + REQ);
+        tb_ack(&b, CLIENT, t + 2 * half + 2 * back, 1001, 1 + REQ, WIN);
+        tb_data(&b, SERVER, 2.0, 1001, 752, 1 + REQ);
+        uint32_t far = 1001u + 1900000000u;
+        uint32_t far_ack = tb_ack(&b, CLIENT, 60.0, far, 1 + REQ, WIN);
+        uint32_t rejoin = tb_data(&b, SERVER, 60.0 + 2 * half + 0.0005, far, 752, 1 + REQ);
+        tb_ack(&b, CLIENT, 60.0 + 2 * half + 2 * back + 0.0005, far + 752, 1 + REQ, WIN);
+        g_assert_true(stall_in(&b, far_ack, false));
+        g_assert_false(stall_in(&b, far_ack, true));
+        g_assert_false(stall_in(&b, rejoin, false));
+        g_assert_false(stall_in(&b, rejoin, true));
+        tb_free(&b);
+    }
+}
+
 /* At the server, 10 ms from the client: the server answers a request,
  * pauses 2 s, sends 50 bytes more, and closes.  With its FIN at once
  * after them, those bytes were a goodbye sent with the close (an idle
@@ -587,6 +630,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/host-packets-prove-the-counter-shared", test_host_packets_prove_the_counter_shared);
     g_test_add_func("/trust/shared-counter-proves-no-copy", test_shared_counter_proves_no_copy);
     g_test_add_func("/trust/sliced-capture-claims-no-copy", test_sliced_capture_claims_no_copy);
+    g_test_add_func("/trust/sliced-capture-gap-is-no-stall", test_sliced_capture_gap_is_no_stall);
     g_test_add_func("/trust/goodbye-comes-with-the-close", test_goodbye_comes_with_the_close);
     return g_test_run();
 }
