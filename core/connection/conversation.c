@@ -386,6 +386,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .reveals_resent = s != p->from && rx->revealed_resent,
             .refill_hole_frame = s != p->from ? rx->refill_hole_frame : 0,
             .refill_sacked = s != p->from ? rx->refill_sacked : 0,
+            .far_ack = s != p->from && rx->far_ack,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
@@ -396,6 +397,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             tapo_sender_watch_cur(&e->tx, tx);
         if (!cur.own && tapo_cur_is_peer_bare_ack(&rec->view[s].snap.cur) && rec->view[s].snap.packets_out > 0)
             tapo_sender_watch_acked(&e->tx, release_deadline(p, &rec->view[s].snap, cfg));
+        rec->view[s].facts_final.far_ack = cur.far_ack;   /* for tapo_hs_gap_busy */
         if (rec->view[s].snap.cur.unseen_resent) {   /* the proof is in the packet: final at once */
             tapo_cur_reveals proof = tapo_unseen_copy_proof(p->frame);
             tapo_facts_add_cur(&rec->view[s].facts_final, &proof);
@@ -420,7 +422,7 @@ static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap ga
     bool receivers_timer = view->snap.cur.handshake_retransmission || view->snap.cur.receiver_retransmission;
     if (view->stalled && !receivers_timer)
         tapo_sender_watch_gap(&c->ep[s].tx, &view->facts_final, gaps[s].time_s - gaps[s].clock.gap_s,
-                              gaps[s].time_s, view->snap.threshold_s, p->frame);
+                              gaps[s].time_s, view->snap.threshold_s);
 }
 
 /* ---- the connection's life --------------------------------------------- */
@@ -434,17 +436,28 @@ bool tapo_conv_is_over(const tapo_conv *c)
  * bounded on long captures of many flows), but not while hindsight still
  * waits on a sender's stalls after a close: the D-SACK of a last copy
  * comes with the final ACKs, after its ACK (the table drops the state
- * after its grace period in any case).  After a reset nothing more comes. */
+ * after its grace period in any case).  After its own reset an endpoint
+ * sends nothing more, and so does the receiver of a reset numbered where
+ * the sender's data ends.  A reset numbered below that repeats sequence
+ * space the receiver may have taken already (the sender's FIN): then it
+ * is outside the receiver's window (RFC 793, 5961), which ignores it and
+ * goes on sending and resending: its containers stay until its own close
+ * or the table's grace period. */
 static void release_if_over(tapo_conv *c, const tapo_packet *p)
 {
-    if (p->header_valid && (p->flags & TAPO_TCP_RST))
+    if (p->header_valid && (p->flags & TAPO_TCP_RST)) {
         c->rst_seen = true;
-    else if (p->header_valid && (p->flags & TAPO_TCP_SYN))
+        c->reset_ends |= (uint8_t)(1u << p->from);
+        if (tapo_sender_at_end(&c->ep[p->from].tx, p))
+            c->reset_ends |= (uint8_t)(1u << tapo_peer_of(p->from));
+    } else if (p->header_valid && (p->flags & TAPO_TCP_SYN)) {
         c->rst_seen = false;   /* a SYN retried after a reset refused it: the handshake starts again */
+        c->reset_ends = 0;
+    }
     if (!tapo_conv_is_over(c))
         return;
     for (int e = 0; e < 2; e++)
-        if (c->rst_seen || !tapo_sender_watching(&c->ep[e].tx))
+        if ((c->reset_ends & (1u << e)) || (tapo_sender_finished(&c->ep[e].tx) && !tapo_sender_watching(&c->ep[e].tx)))
             tapo_sender_release(&c->ep[e].tx);
 }
 

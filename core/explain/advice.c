@@ -45,6 +45,13 @@ static const char request_lost[] =
     "{sender} never received the last request of {receiver} (its packet acknowledges none of it): "
     "look for loss on the path from {receiver} to {sender}";
 
+/* The sender closed with a request pending and answered nothing
+ * (tapo_close_unanswered): no rule names whose wait that was. */
+static const char close_unanswered[] =
+    "{sender} closed the connection {duration} after the last message of {receiver} without answering it: "
+    "either that message needed no answer, or the application of {sender} gave up on it; the packets do not "
+    "tell which";
+
 /* New data after a silence, with IP IDs the capture never saw
  * (is_wait_or_unseen_sends in classifier.c): the wait or a loss. */
 static const char unseen_sends_possible[] =
@@ -134,6 +141,8 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
         return request_lost;
     if (v->cause == TAPO_CAUSE_UNDETERMINED && tapo_unseen_sends_possible(&v->view->snap))
         return unseen_sends_possible;
+    if (v->cause == TAPO_CAUSE_UNDETERMINED && tapo_close_unanswered(&v->view->snap))
+        return close_unanswered;
     return tapo_cause_get(v->cause)->advice;
 }
 

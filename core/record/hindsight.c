@@ -343,16 +343,16 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
 }
 
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
-                       double threshold_s, uint32_t frame)
+                       double threshold_s)
 {
     close_gap_watch(hs);
-    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s, frame };
+    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s };
     watch(facts);
 }
 
-void tapo_hs_gap_busy(tapo_hindsight *hs, uint32_t frame)
+void tapo_hs_gap_busy(tapo_hindsight *hs)
 {
-    if (!hs->gap.facts || hs->gap.frame != frame)
+    if (!hs->gap.facts || !hs->gap.facts->far_ack)
         return;
     hs->gap.facts->revoked = true;
     close_gap_watch(hs);

@@ -64,6 +64,8 @@ typedef struct tapo_facts {
     bool chain_went_on;         /* cur was a bare FIN after unanswered timer copies, and the sender resent the head
                                    after it: the FIN was its application's close, not the chain's end */
     bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
+    bool far_ack;               /* cur was the peer's ACK more than any window ahead of the data seen (ignored
+                                   until the sender's segment at it confirms it: tapo_hs_gap_busy) */
     bool released;              /* cur was the peer's bare ACK of all the sender had out, and the sender's next
                                    transmission was new data sent at once (the ACK had held it back) */
     uint8_t watchers;           /* final facts: the trackers and the gap watch that may still revise them, count;
@@ -139,7 +141,6 @@ typedef struct tapo_gap_watch {
     double from_s;              /* the gap, sender time, seconds */
     double to_s;
     double threshold_s;         /* the stall threshold it exceeded, seconds */
-    uint32_t frame;             /* the receiver packet that ended it */
 } tapo_gap_watch;
 
 typedef struct tapo_hindsight {
@@ -234,13 +235,13 @@ void tapo_hs_peer_answered(tapo_hindsight *hs);
 /* Watches the gap of a stall a receiver packet ended (replacing the one
  * watched before). */
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
-                       double threshold_s, uint32_t frame);
+                       double threshold_s);
 
-/* The receiver packet in frame acknowledged data the capture never saw,
- * more than any window, and the sender's next segment confirmed it: the
- * sender was at work throughout the gap that packet ended, which is no
- * stall (revoked) when it is the gap watched. */
-void tapo_hs_gap_busy(tapo_hindsight *hs, uint32_t frame);
+/* The sender's segment confirmed the peer's latest far ACK (more than any
+ * window ahead of the data seen): the sender was at work throughout the
+ * gap that ACK ended, which is no stall (revoked) when it is the gap
+ * watched (facts->far_ack). */
+void tapo_hs_gap_busy(tapo_hindsight *hs);
 
 /* A sender packet sent at t_s (sender time, placed within margin_s) in
  * frame: the watched gap shrinks to start there, or is revoked. */

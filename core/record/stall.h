@@ -134,6 +134,17 @@ static inline bool tapo_request_lost(const tapo_snapshot *snap)
     return snap->request_unheard && snap->packets_out == 0 && snap->cur.dir == TAPO_DIR_OUT;
 }
 
+/* cur is the sender's close (a FIN or a reset) with a request pending,
+ * carrying no byte and skipping none the capture missed: it answers
+ * nothing, so nothing shows whether the request awaited an answer
+ * (classifier.c, rule 3; advice.c). */
+static inline bool tapo_close_unanswered(const tapo_snapshot *snap)
+{
+    const tapo_cur *cur = &snap->cur;
+    return cur->dir == TAPO_DIR_OUT && snap->request_pending && snap->packets_out == 0 && !cur->payload &&
+           cur->unseen_bytes == 0 && !cur->syn && (cur->fin || cur->rst);
+}
+
 /* cur is the sender's new data with nothing outstanding, seen away from
  * it, continuing its sequence exactly (no data skipped that the unseen
  * packets could have carried), and its IP IDs skip values that no packet

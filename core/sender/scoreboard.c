@@ -177,6 +177,7 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
     desc->dsacked = true;
     desc->dsack_frame = lowest->dsack_frame;
     desc->all_seen = true;
+    desc->all_arrived = true;
     desc->last_tx_s = lowest->last_tx_s;
     desc->dupacks_since = dupacks_now - lowest->dupacks_at_last_tx;
     desc->orig_frame = lowest->orig_frame;
@@ -192,6 +193,7 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
         desc->dsacked = desc->dsacked && seg->dsacked;
         desc->unseen = desc->unseen && !seg->seen;
         desc->all_seen = desc->all_seen && seg->seen;
+        desc->all_arrived = desc->all_arrived && seg->arrived;
         if (seg->last_seen_s > desc->latest_seen_s)
             desc->latest_seen_s = seg->last_seen_s;
     }
@@ -203,6 +205,14 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
         if (seg->sacked && seg->last_tx_order > lowest->last_tx_order)
             desc->sacked_sent_after += tapo_segments(seg->end - seg->start, mss);
     }
+}
+
+void tapo_sb_mark_arrived(tapo_scoreboard *sb, int64_t start, int64_t end)
+{
+    if (end <= start || tapo_sb_size(sb) == 0)
+        return;
+    for (unsigned j = isolate_range(sb, start, end); INSIDE(sb, j, end); j++)
+        SEG(sb, j)->arrived = true;
 }
 
 void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger first_trigger,

@@ -47,6 +47,8 @@ typedef struct tapo_segment {
     bool seen;                   /* some transmission of it was captured (false: inferred, lost before the capture point) */
     bool sacked;                 /* covered by a SACK block (not a DSACK) */
     bool dsacked;                /* the receiver reported a duplicate copy (RFC 2883) */
+    bool arrived;                /* a copy was proven to have arrived (spec rule 1.0: seen at the receiver, and its
+                                  * TCP answered after it): every later copy was unnecessary too */
 } tapo_segment;
 
 /* An acknowledged range that had been retransmitted, kept for DSACKs. */
@@ -94,6 +96,7 @@ typedef struct tapo_sb_desc {
     bool dsacked;                /* every part of the range was already reported duplicate */
     uint32_t dsack_frame;        /* then: the D-SACK that reported the lowest entry */
     bool all_seen;               /* every overlapped entry had a transmission captured */
+    bool all_arrived;            /* every overlapped entry had a copy proven arrived (tapo_sb_mark_arrived) */
     double latest_seen_s;        /* then: the latest capture time of their last transmissions, seconds */
     uint32_t sacked_sent_after;  /* segments SACKed that were sent after the lowest entry's last transmission */
     uint64_t dupacks_since;      /* duplicate ACKs received since the lowest entry's last transmission */
@@ -147,6 +150,10 @@ void tapo_sb_describe(const tapo_scoreboard *sb, int64_t start, int64_t end, uin
  * the first of them all. */
 void tapo_sb_retransmit(tapo_scoreboard *sb, int64_t start, int64_t end, tapo_trigger first_trigger,
                         uint32_t lost_before, tapo_tx_time when, uint64_t tx_order, uint64_t dupacks);
+
+/* A copy of [start, end), already recorded, was proven to have arrived
+ * before the latest copy was sent (spec rule 1.0): so were all of them. */
+void tapo_sb_mark_arrived(tapo_scoreboard *sb, int64_t start, int64_t end);
 
 /* Cumulative ACK up to ack (exclusive). */
 void tapo_sb_ack(tapo_scoreboard *sb, int64_t ack, uint32_t mss,

@@ -308,7 +308,7 @@ static void process_ack(tapo_sender *s, const tapo_packet *p, double rto_s, bool
          * to confirm (sender_send.c, rejoin_after_gap). */
         s->far_ack_seen = true;
         s->far_ack_raw = p->ack_raw;
-        s->far_ack_frame = p->frame;
+        rx->far_ack = true;
         return;
     }
     /* Only the cumulative ACK reveals unseen data: a SACK block above it

@@ -109,9 +109,10 @@ static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t l
  * and the receiver's TCP answered something since: it was alive to take
  * it (a host that never answers again may have dropped it after the
  * capture point).  Unanswered yet, hindsight confirms it when the
- * receiver answers. */
-static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, const tapo_send_context *ctx,
-                              tapo_tx_info *tx)
+ * receiver answers.  A copy proven so proves every later copy too, even
+ * when the receiver answered none of the copies in between. */
+static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo,
+                              const tapo_send_context *ctx, tapo_tx_info *tx)
 {
     if (desc->found && desc->dsacked) {
         tx->proof = TAPO_PROOF_DSACK;
@@ -121,6 +122,16 @@ static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, co
     if (!(ctx->at_receiver && desc->found && desc->all_seen && desc->latest_seen_s + ctx->margin_s < ctx->send_time_s))
         return;
     uint32_t arrived = desc->orig_frame ? desc->orig_frame : desc->first_retx_frame;
+    if (desc->all_arrived) {
+        tx->proof = TAPO_PROOF_ARRIVED;
+        tx->proof_frame = arrived;
+        return;
+    }
+    /* A duplicate ACK at the range's start after its latest copy arrived
+     * says the receiver's TCP did not take it (a window it had closed, a
+     * corrupt copy): that answer denies it, now and later. */
+    if (lo <= s->snd_una && desc->dupacks_since > 0)
+        return;
     if (s->peer_last_seen_s > desc->latest_seen_s) {
         tx->proof = TAPO_PROOF_ARRIVED;
         tx->proof_frame = arrived;
@@ -177,12 +188,14 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tx->lost_before = lost_before;
     tx->retrans_count = (desc.prior_tx_max ? desc.prior_tx_max : 1) + lost_before;
     tx->first_retrans = first;
-    prove_unnecessary(s, &desc, ctx, tx);
+    prove_unnecessary(s, &desc, lo, ctx, tx);
     tx->orig_frame = desc.orig_frame;
     tx->first_retx_frame = desc.first_retx_frame;
     tx->signal_frame = desc.signal_frame;
     tx->segs_sent_after = tapo_segments(s->snd_nxt - hi, mss) + s->unseen_beyond;
     tapo_sb_retransmit(&s->sb, lo, hi, first, lost_before, tx_time(p, ctx), s->tx_order, s->dupacks);
+    if (tx->proof == TAPO_PROOF_ARRIVED)
+        tapo_sb_mark_arrived(&s->sb, lo, hi);
     tapo_hs_resent(&s->hs, lo, hi);
     tapo_ca_on_retransmission(s, trigger);
 }
@@ -367,7 +380,7 @@ G_GNUC_NO_INLINE static int64_t rejoin_after_gap(tapo_sender *s, const tapo_pack
 {
     uint32_t seen_end_raw = s->seq.ref_raw + (uint32_t)(s->snd_nxt - s->seq.ref_offset);
     tx->skipped_bytes = (uint32_t)(p->seq_raw - seen_end_raw);
-    tapo_hs_gap_busy(&s->hs, s->far_ack_frame);
+    tapo_hs_gap_busy(&s->hs);
     s->seq.ref_raw = p->seq_raw;
     s->seq.ref_offset = s->snd_nxt;
     s->far_ack_seen = false;

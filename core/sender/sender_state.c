@@ -390,10 +390,18 @@ tapo_opt_s tapo_sender_last_seen(const tapo_sender *s)
 
 bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p)
 {
-    if (!p->header_valid || p->payload_len == 0 || !s->anchored || !s->sent_payload)
+    if (!p->header_valid || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_RST)) || !s->anchored || !s->sent_payload)
         return false;
     tapo_seqspace space = s->seq;
     return tapo_seq_offset(&space, p->seq_raw) == s->snd_nxt;
+}
+
+bool tapo_sender_at_end(const tapo_sender *s, const tapo_packet *p)
+{
+    if (!p->header_valid || !s->anchored)
+        return true;
+    tapo_seqspace space = s->seq;
+    return tapo_seq_offset(&space, p->seq_raw) >= s->snd_nxt;
 }
 
 tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw)
@@ -466,9 +474,9 @@ void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)
 }
 
 void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
-                           double threshold_s, uint32_t frame)
+                           double threshold_s)
 {
-    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s, frame);
+    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s);
 }
 
 void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s)
@@ -476,6 +484,6 @@ void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, doubl
     /* Its segment at the far ACK (rejoin_after_gap, sender_send.c): what
      * the capture missed was sent before that ACK, inside its gap. */
     if (G_UNLIKELY(s->far_ack_seen) && p->seq_raw == s->far_ack_raw)
-        tapo_hs_gap_busy(&s->hs, s->far_ack_frame);
+        tapo_hs_gap_busy(&s->hs);
     tapo_hs_sent_at(&s->hs, t_s, p->frame, margin_s);
 }

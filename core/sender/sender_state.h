@@ -126,7 +126,6 @@ typedef struct tapo_sender {
     bool capture_missed;          /* the capture missed some of its data (the peer acknowledged data never seen, or a gap in the sequence at the sender) */
     bool far_ack_seen;            /* the peer acknowledged data more than any window ahead (ignored): */
     uint32_t far_ack_raw;         /* that acknowledgement number (raw) */
-    uint32_t far_ack_frame;       /* the packet that carried it */
     uint64_t payload_bytes;       /* new payload bytes sent, the inferred ones included */
 } tapo_sender;
 
@@ -204,6 +203,7 @@ typedef struct tapo_rx_info {
     bool revealed_resent;         /* its D-SACK covers the first of those bytes: the sender sent them twice, unseen */
     uint32_t refill_hole_frame;   /* those bytes fill a hole the peer reported there (frame) before: sent again, unseen; 0: no */
     uint32_t refill_sacked;       /* segments SACKed above that hole when it was reported, count */
+    bool far_ack;                 /* it acknowledged more than any window ahead of the data seen (ignored, kept) */
 } tapo_rx_info;
 
 void tapo_sender_init(tapo_sender *s);
@@ -297,8 +297,13 @@ tapo_opt_s tapo_sender_last_tx(const tapo_sender *s);
  * before the first. */
 tapo_opt_s tapo_sender_last_seen(const tapo_sender *s);
 
-/* Whether p carries new data right where the data seen so far ends. */
+/* Whether p (data, a pure ACK or a FIN) is numbered right where the data
+ * seen so far ends: no new data left unseen before it. */
 bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p);
+
+/* Whether p is numbered at or past where the sender's sequence space
+ * seen so far ends (true before any is known). */
+bool tapo_sender_at_end(const tapo_sender *s, const tapo_packet *p);
 
 tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw);
 
@@ -363,11 +368,11 @@ void tapo_sender_note_transmitted(tapo_sender *s, double t_s, bool new_data);
 /* The newest watched stall ended with the sender's own retransmission tx. */
 void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
 
-/* A stall that the peer's packet in frame ended, over [from_s, to_s) of
- * the sender's timeline: a sender packet seen later but sent inside it
+/* A stall that the peer's packet ended, over [from_s, to_s) of the
+ * sender's timeline: a sender packet seen later but sent inside it
  * shortens it (tapo_hs_sent_at). */
 void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
-                           double threshold_s, uint32_t frame);
+                           double threshold_s);
 
 /* The sender's packet p was sent at t_s (sender time), placed that
  * precisely. */

@@ -111,7 +111,7 @@ static void test_settled_record(void)
     tapo_hs_destroy(&hs);                              /* the connection ended */
     g_assert_true(tapo_record_settled(&rec));
     tapo_hs_init(&hs);
-    tapo_hs_watch_gap(&hs, &rec.view[SERVER].facts_final, 1.0, 2.0, 0.2, 0);
+    tapo_hs_watch_gap(&hs, &rec.view[SERVER].facts_final, 1.0, 2.0, 0.2);
     g_assert_false(tapo_record_settled(&rec));
     tapo_hs_sent_at(&hs, 1.5, 7, 0.001);               /* inside the gap: it shrinks */
     g_assert_false(tapo_record_settled(&rec));

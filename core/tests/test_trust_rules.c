@@ -276,6 +276,35 @@ static void test_closing_answers_nothing(void)
     tb_free(&b);
 }
 
+/* At the server, 10 ms from the client: after an answered request the
+ * client sends a second request, the server acknowledges it and, 5 s
+ * later, closes with a bare FIN.  The FIN answers nothing, so nothing
+ * shows the 5 s were the server's think time (rule 3 names a response's
+ * first payload): undetermined.  The same FIN numbered 2 000 bytes past
+ * what was seen shows a response the capture missed, sent before it: the
+ * server answered (data-unavailable, as before). */
+static void answered_at_server(tb *b);
+
+static void test_a_bare_close_answers_nothing(void)
+{
+    const uint32_t missed[] = { 0, 2000 };
+    const tapo_cause causes[] = { TAPO_CAUSE_UNDETERMINED, TAPO_CAUSE_DATA_UNAVAILABLE };
+    for (int i = 0; i < 2; i++) {
+        tb b;
+        answered_at_server(&b);
+        tb_data(&b, CLIENT, 1.0, 1 + REQ, REQ, 1001);
+        tb_ack(&b, SERVER, 1.0001, 1 + 2 * REQ, 1001, WIN);
+        uint32_t close = tb_packet(&b, SERVER, 6.0, 1001 + missed[i], 1 + 2 * REQ, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN,
+                                   0, NULL);
+        tb_ack(&b, CLIENT, 6.01, 1002 + missed[i], 1 + 2 * REQ, WIN);
+        tapo_verdict v = tb_verdict(&b, close, true);
+        g_assert_cmpint(v.sender, ==, SERVER);
+        g_assert_cmpint(v.cause, ==, causes[i]);
+        g_assert_cmpint(tapo_close_unanswered(&v.view->snap), ==, missed[i] == 0);
+        tb_free(&b);
+    }
+}
+
 /* At the client, 100 ms from the server, IPv4 IDs numbered one by one:
  * the handshake, then a request of REQ bytes at 0.1002 s. */
 static void request_at_client(tb *b)
@@ -505,6 +534,135 @@ static void test_sliced_capture_claims_no_copy(void)
     tb_free(&b);
 }
 
+/* At the client, 6 ms from the server (a download): the client closes
+ * (FIN), the server's next segment arrives and the client's TCP answers
+ * it with a reset numbered at its FIN, below what the server had then
+ * received, so the server ignores it (RFC 793, 5961) and goes on: more
+ * segments, then two timer copies of the segment the capture saw arrive.
+ * The reset's receiver keeps its state, and the arrival, answered by the
+ * reset, proves both copies unnecessary (ack-delay), the second too,
+ * though nothing answered the first. */
+static void test_an_ignored_reset_keeps_the_copies_proven(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.006, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.00605, 1, 1, WIN);
+    tb_data(&b, CLIENT, 0.007, 1, REQ, 1);
+    uint32_t seq = 1;
+    for (int k = 0; k < 4; k++, seq += TB_MSS)
+        tb_data(&b, SERVER, 0.013 + 0.0001 * k, seq, TB_MSS, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.0135, seq, 1 + REQ, WIN);
+    tb_packet(&b, CLIENT, 0.0136, 1 + REQ, seq, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    uint32_t arrived = seq;
+    tb_data(&b, SERVER, 0.01361, arrived, TB_MSS, 1 + REQ);
+    tb_packet(&b, CLIENT, 0.01364, 1 + REQ, 0, 0, TAPO_TCP_RST, 0, 0, NULL);
+    for (int k = 1; k <= 4; k++)
+        tb_data(&b, SERVER, 0.0195 + 0.0001 * k, arrived + (uint32_t)k * TB_MSS, TB_MSS, 2 + REQ);
+    uint32_t first = tb_data(&b, SERVER, 0.22, arrived, TB_MSS, 2 + REQ);
+    uint32_t second = tb_data(&b, SERVER, 0.63, arrived, TB_MSS, 2 + REQ);
+    g_assert_cmpint(tb_verdict(&b, first, true).cause, ==, TAPO_CAUSE_ACK_DELAY);
+    g_assert_cmpint(tb_verdict(&b, second, true).cause, ==, TAPO_CAUSE_ACK_DELAY);
+    tb_free(&b);
+}
+
+/* At the client, 6 ms from the server: the client's window is full, and
+ * the server's next segment arrives beyond it; the client's duplicate ACK
+ * at that segment's start, after it arrived, says its TCP dropped it.
+ * The server's timer copy is then no proven-unnecessary copy: not
+ * ack-delay, though the capture saw the original arrive and the client
+ * answer after it. */
+static void test_a_dropped_arrival_proves_nothing(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.006, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.00605, 1, 1, WIN);
+    tb_data(&b, CLIENT, 0.007, 1, REQ, 1);
+    tb_data(&b, SERVER, 0.013, 1, TB_MSS, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.0131, 1 + TB_MSS, 1 + REQ, 0);             /* window full */
+    uint32_t beyond = 1 + TB_MSS;
+    tb_data(&b, SERVER, 0.0132, beyond, TB_MSS, 1 + REQ);            /* arrives, dropped */
+    tb_ack(&b, CLIENT, 0.0133, beyond, 1 + REQ, 0);                  /* at its start: not taken */
+    tb_ack(&b, CLIENT, 0.05, beyond, 1 + REQ, WIN);                  /* window open again */
+    uint32_t copy = tb_data(&b, SERVER, 0.25, beyond, TB_MSS, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.2501, beyond + TB_MSS, 1 + REQ, WIN);
+    g_assert_true(tb_is_stall(&b, copy));
+    g_assert_cmpint(tb_verdict(&b, copy, true).cause, !=, TAPO_CAUSE_ACK_DELAY);
+    tb_free(&b);
+}
+
+/* At the client, 70 ms from the server (no timestamps): a bulk transfer
+ * whose first segment arrives but is not acknowledged; the client
+ * acknowledges each of the 200 later segments with a duplicate ACK that
+ * SACKs them, one every 0.2 ms, more than the sender's clock remembers in
+ * a round trip.  The server resends the hole one round trip after the
+ * first SACK (fast: released by them), then its timer resends it twice
+ * more with no answer.  The first copy was fast, so the doubles are
+ * f-double: the clock's ring, full of ACKs still on their way, is no
+ * proof that the sender heard nothing since the connection began. */
+static void test_a_full_ring_is_no_silence(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.07, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.07005, 1, 1, WIN);
+    tb_data(&b, CLIENT, 0.0701, 1, REQ, 1);
+    double t = 0.1402;
+    tb_data(&b, SERVER, t, 1, TB_MSS, 1 + REQ);                      /* the hole: never acknowledged */
+    for (uint32_t k = 1; k <= 200; k++) {
+        double at = t + 0.0002 * k;
+        tb_data(&b, SERVER, at, 1 + k * TB_MSS, TB_MSS, 1 + REQ);
+        uint32_t sack[2] = { 1 + TB_MSS, 1 + (k + 1) * TB_MSS };
+        tb_packet(&b, CLIENT, at + 0.00002, 1 + REQ, 1, 0, TAPO_TCP_ACK, 0xffff, 1, sack);
+    }
+    tb_data(&b, SERVER, t + 0.0006 + 0.07, 1, TB_MSS, 1 + REQ);   /* released by the third SACK */
+    tb_data(&b, SERVER, 0.6, 1, TB_MSS, 1 + REQ);
+    uint32_t copy = tb_data(&b, SERVER, 1.2, 1, TB_MSS, 1 + REQ);
+    tapo_verdict v = tb_verdict(&b, copy, true);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_F_DOUBLE);
+    tb_free(&b);
+}
+
+/* In the middle, 0.05 ms from a Windows client whose host numbers every
+ * packet from one counter: its pure ACK 30 ms after its last data skips 33
+ * IDs, more than it could have sent on this connection in that time (it
+ * sent no new data: the ACK continues its sequence), which proves the
+ * counter shared; so the 17 IDs its FIN skips 12 s later are its host's
+ * other packets, not lost copies of the FIN (client-idle, no double). */
+static void test_a_pure_ack_proves_the_counter_shared(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    b.use_ip_id = true;
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.0005, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.00055, 1, 1, WIN);
+    tb_data(&b, CLIENT, 0.00096, 1, TB_MSS, 1);
+    tb_data(&b, CLIENT, 0.00097, 1 + TB_MSS, 512, 1);
+    uint32_t c = 1 + TB_MSS + 512;
+    tb_ack(&b, SERVER, 0.0012, c, 1, WIN);
+    tb_data(&b, SERVER, 0.0018, 1, 261, c);
+    tb_data(&b, CLIENT, 0.0021, c, 220, 262);
+    c += 220;
+    tb_data(&b, SERVER, 0.0026, 262, 105, c);
+    tb_data(&b, CLIENT, 0.0028, c, 824, 367);
+    c += 824;
+    tb_data(&b, SERVER, 0.0034, 367, 952, c);
+    b.next_ip_id[CLIENT] += 33;
+    tb_ack(&b, CLIENT, 0.0322, 1319, c, WIN);
+    b.next_ip_id[CLIENT] += 16;
+    uint32_t fin = tb_packet(&b, CLIENT, 11.99, c, 1319, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tb_ack(&b, SERVER, 11.9906, c + 1, 1319, WIN);
+    tapo_verdict v = tb_verdict(&b, fin, true);
+    g_assert_false(v.retransmission);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_CLIENT_IDLE);
+    tb_free(&b);
+}
+
 /* Whether frame ends a stall, one pass (final false) or two. */
 static bool stall_in(tb *b, uint32_t frame, bool final)
 {
@@ -621,6 +779,11 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/peers-heavier-sender", test_peers_heavier_sender);
     g_test_add_func("/trust/peers-late-ack-delays-the-other", test_peers_late_ack_delays_the_other);
     g_test_add_func("/trust/closing-answers-nothing", test_closing_answers_nothing);
+    g_test_add_func("/trust/a-bare-close-answers-nothing", test_a_bare_close_answers_nothing);
+    g_test_add_func("/trust/an-ignored-reset-keeps-the-copies-proven", test_an_ignored_reset_keeps_the_copies_proven);
+    g_test_add_func("/trust/a-dropped-arrival-proves-nothing", test_a_dropped_arrival_proves_nothing);
+    g_test_add_func("/trust/a-full-ring-is-no-silence", test_a_full_ring_is_no_silence);
+    g_test_add_func("/trust/a-pure-ack-proves-the-counter-shared", test_a_pure_ack_proves_the_counter_shared);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);

@@ -38,6 +38,16 @@ static bool read_simply(const tapo_sender_clock *k, const tapo_clock_packet *p, 
     return true;
 }
 
+/* The earliest remembered receiver packet's time, seconds (a full ring). */
+static double oldest_peer_s(const tapo_sender_clock *k)
+{
+    double oldest = k->peers[0].t_s;
+    for (unsigned i = 1; i < k->peer_ring.count; i++)
+        if (k->peers[i].t_s < oldest)
+            oldest = k->peers[i].t_s;
+    return oldest;
+}
+
 void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tapo_clock_reading *r)
 {
     if (read_simply(k, p, r))
@@ -83,6 +93,14 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
         r->request_on_way = request_on_way;
     }
     double since = last_peer.known ? last_peer.s : (k->started ? k->first_s : t_s);
+    /* Every remembered receiver packet still on its way, and the ring
+     * full: the receiver was sending faster than the ring follows (ACKs
+     * of a bulk transfer), and the older ones it dropped, up to its
+     * oldest, had reached the sender for all the ring tells.  The
+     * silence is not claimed longer than that: a timer is not inferred
+     * from the ring's length. */
+    if (!last_peer.known && k->peer_ring.count == TAPO_CLOCK_PEER_RECENT)
+        since = oldest_peer_s(k);
     r->silence_s = t_s > since ? t_s - since : 0.0;
 }
 

@@ -262,6 +262,12 @@ static bool is_data_unavailable(const tapo_snapshot *snap, const tapo_facts *fac
         note(tr, "nothing outstanding; the sender acknowledged a pending request and answered it next");
         return true;
     }
+    /* A close that answers nothing: the wait before it was the server's
+     * only if the request awaited an answer, which no packet shows (spec
+     * rule 3 names the response's first payload; section 8: a weaker true
+     * verdict). */
+    if (tapo_close_unanswered(snap))
+        return false;
     if (snap->request_pending) {
         note(tr, "nothing outstanding; the sender answers a pending request");
         return true;
