@@ -375,6 +375,11 @@ class TrustPatterns(unittest.TestCase):
             self.assertEqual([s["tapo.stall.cause"] for s in late], ["client-idle"] * 5)
             self.assertTrue(all(s["tapo.sender"].startswith("responder") for s in late), late)
 
+    def test_p37_a_keep_alive_is_not_echoed(self):
+        for two_pass in (True, False):
+            idle = [s for s in self.stalls("p37_keep_alive_echo", two_pass) if float(s["tapo.stall.duration"]) > 9.0]
+            self.assertEqual([s["tapo.stall.cause"] for s in idle], ["client-idle"], idle)
+
     def test_p14_bursts_are_not_send_gaps(self):
         # Every gap the client sees comes from the link's bursts: the
         # server's timestamps show it sending every 10 ms.  (One pass, at

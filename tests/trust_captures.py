@@ -1005,6 +1005,25 @@ def p36_requests_answered():
     return _heartbeats(True)
 
 
+def p37_keep_alive_echo():
+    """At the client, 0.5 ms from the server (TCP timestamps): a response,
+    then 10 s of idle, the client's keep-alive (no byte, one below its
+    next sequence number) and the server's ACK of it 1.7 ms later, which
+    echoes the client's TSval from before the keep-alive (a segment below
+    the window does not update TS.Recent, RFC 7323 4.3).  One idle gap, one
+    stall: at the keep-alive (client-idle), none at the server's ACK."""
+    f = Flow(timestamps=True)
+    t = f.handshake(0.0, 0.0005, "client")
+    t = exchange(f, t + 0.01, 0.0005, 2, "client")
+    heard = t
+    f.send(t + 10.15, CLIENT, 0, seq=f.next_seq[CLIENT] - 1)
+    f.send(t + 10.1517, SERVER, 0, heard_by=heard)
+    f.send(t + 15.0, SERVER, 0, flags=ACK | FIN, heard_by=heard)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 15.0005, CLIENT, 0, flags=ACK | FIN)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

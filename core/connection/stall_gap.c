@@ -31,8 +31,12 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
         .t_s = g->time_s, .own = own, .frame = p->frame,
         /* A SYN-ACK answering a retried SYN echoes the first SYN's TSval
          * (a server keeps it for the connection): SYNs' echoes say nothing
-         * of what had arrived. */
-        .has_ts = p->header_valid && p->has_timestamps && !(p->flags & TAPO_TCP_SYN), .tsval = p->tsval,
+         * of what had arrived.  Nor is a keep-alive's TSval echoed: below
+         * the window, it does not update the receiver's TS.Recent (RFC
+         * 7323 4.3; Linux answers it with a duplicate ACK), so an echo
+         * of an older TSval does not say it had not arrived. */
+        .has_ts = p->header_valid && p->has_timestamps && !(p->flags & TAPO_TCP_SYN) && !p->keep_alive,
+        .tsval = p->tsval,
         .tsecr = p->tsecr,
         .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
         .unheard_from_s = tapo_opt_s_none(),
