@@ -52,7 +52,7 @@ QUOTED = [(r"\bin_flight (\d+)", "tapo.stall.in_flight"), (r"\bpackets_out (\d+)
 CONFIDENCES = {"high", "medium", "low"}
 # docs/causes.md, "Caveats": the closed vocabulary of tapo.stall.caveat.
 CAVEATS = {"no-rtt-sample", "no-handshake", "inferred", "capture-gap", "clock", "window-scale", "audited",
-           "unexplained", "bare-ack", "sender-choice"}
+           "unexplained", "bare-ack", "sender-choice", "pending-request"}
 MOD = 2 ** 32
 FIN, SYN, RST, ACK = 0x01, 0x02, 0x04, 0x10
 # IP IDs that step by more than this between two packets of one connection

@@ -174,7 +174,8 @@ typedef enum {
     TAPO_CAVEAT_UNEXPLAINED = 1 << 7,         /* no rule of the tree explains the stall */
     TAPO_CAVEAT_BARE_ACK = 1 << 8,            /* a bare ACK ended it: what the gap held is read from an ACK */
     TAPO_CAVEAT_SENDER_CHOICE = 1 << 9,       /* the data did not settle the sender (sender_choice.h) */
-    TAPO_CAVEAT_COUNT_BITS = 10
+    TAPO_CAVEAT_PENDING_REQUEST = 1 << 10,    /* the receiver spoke again while its request was unanswered */
+    TAPO_CAVEAT_COUNT_BITS = 11
 } tapo_caveat;
 
 /* The caveat's name in tapo.stall.caveat, and a sentence for the docs. */

@@ -24,7 +24,7 @@ const tapo_field_def tapo_field_defs[TAPO_F_COUNT] = {
       "How sure the verdict is: high, medium or low"),
     F(TAPO_F_CAVEAT, "tapo.stall.caveat", "Caveats", TAPO_FIELD_STRING,
       "Why the verdict is not more certain, comma-separated: no-rtt-sample, no-handshake, inferred, "
-      "capture-gap, clock, window-scale, audited, unexplained, bare-ack, sender-choice"),
+      "capture-gap, clock, window-scale, audited, unexplained, bare-ack, sender-choice, pending-request"),
     F(TAPO_F_RETRANSMISSION, "tapo.stall.retransmission", "Timeout retransmission", TAPO_FIELD_BOOL,
       "The stall ended with a retransmission its timer sent (the causes from f-double to undetermined)"),
     F(TAPO_F_DURATION, "tapo.stall.duration", "Duration", TAPO_FIELD_SECONDS,

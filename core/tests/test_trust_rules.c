@@ -105,6 +105,16 @@ static void test_confidence_follows_the_caveats(void)
     tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
     g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
     g_assert_true(a.v.caveats & TAPO_CAVEAT_BARE_ACK);
+    /* The receiver's new data with its own request unanswered (rule 5 as
+     * decided): it needed no answer, or gave up waiting: medium. */
+    audit_case_init(&a, TAPO_CAUSE_CLIENT_IDLE);
+    a.view.snap.cur.dir = TAPO_DIR_IN;
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_HIGH);
+    a.view.snap.request_pending = true;
+    tapo_audit(&a.view, &a.facts, false, &a.cfg, &a.v);
+    g_assert_cmpint(a.v.confidence, ==, TAPO_CONFIDENCE_MEDIUM);
+    g_assert_true(a.v.caveats & TAPO_CAVEAT_PENDING_REQUEST);
     /* packet-delay without an RTT sample: the gap may be no stall at all. */
     audit_case_init(&a, TAPO_CAUSE_PACKET_DELAY);
     a.view.snap.srtt = tapo_opt_s_none();

@@ -118,6 +118,12 @@ static unsigned caveats_of(const tapo_verdict *v, const tapo_snapshot *snap)
      * "Confidence"). */
     if (v->sender_uncertain)
         c |= TAPO_CAVEAT_SENDER_CHOICE;
+    /* Rule 5 as decided where the receiver spoke again with its own
+     * request unanswered (classifier.c, is_client_idle): a message that
+     * needed no answer, or a receiver that gave up waiting (a TLS alert
+     * before its close), alike in the packets. */
+    if (v->cause == TAPO_CAUSE_CLIENT_IDLE && snap->request_pending && snap->cur.dir == TAPO_DIR_IN)
+        c |= TAPO_CAVEAT_PENDING_REQUEST;
     return c;
 }
 
