@@ -68,16 +68,29 @@ static tapo_opt_endpoint client_of(const tapo_conv_summary *sum)
     return server.known ? tapo_opt_endpoint_of(tapo_peer_of(server.e)) : server;
 }
 
+/* The endpoint of view answerer sent cur, a payload answering a request
+ * pending for it, and cur acknowledges all the other endpoint (view busy)
+ * had in flight: an answer, not an ACK that came late. */
+static bool answers_in_flight(const tapo_snapshot *answerer, const tapo_snapshot *busy)
+{
+    return answerer->cur.dir == TAPO_DIR_OUT && answerer->cur.payload && !answerer->cur.retransmission &&
+           answerer->request_pending && answerer->packets_out == 0 && busy->cur.acks_all;
+}
+
 /* The endpoint whose data the connection is about (the paper's server). */
 static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *rec, tapo_basis *basis)
 {
     uint64_t bytes0 = sum->payload_bytes[0], bytes1 = sum->payload_bytes[1];
     if (rec && bytes0 >= TAPO_BULK_BYTES && bytes1 >= TAPO_BULK_BYTES) {
-        /* Both send bulk data in turns: the side whose data was in flight. */
+        /* Both send bulk data in turns: the side whose data was in flight,
+         * unless the other side's answer ended the gap (its payload, a
+         * request pending for it, acknowledging all that was in flight):
+         * then the gap was that side's wait to answer. */
         bool out0 = rec->view[0].snap.packets_out > 0, out1 = rec->view[1].snap.packets_out > 0;
         if (out0 != out1) {
+            int busy = out0 ? 0 : 1, other = tapo_peer_of(busy);
             *basis = TAPO_BASIS_DIRECTION;
-            return out0 ? 0 : 1;
+            return answers_in_flight(&rec->view[other].snap, &rec->view[busy].snap) ? other : busy;
         }
     }
     /* Peers: no request awaits an answer, the heavier sender's data is the

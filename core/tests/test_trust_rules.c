@@ -673,6 +673,35 @@ static void test_a_pure_ack_proves_the_counter_shared(void)
     tb_free(&b);
 }
 
+/* At the server, 10 ms from the client: both send bulk data (64 KB each
+ * way, as SMB reads and writes do), then the client's 278-byte request
+ * waits 50 ms for the server's answer, which acknowledges it.  The
+ * client's data was in flight, but what ended the gap was the server's
+ * answer to it: the server's wait (data-unavailable), not the client's
+ * ACK coming late (packet-delay). */
+static void test_an_answer_ends_the_answerers_wait(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+    uint32_t c = 1, s = 1;
+    double t = 0.02;
+    for (int k = 0; k < 48; k++, c += TB_MSS)
+        tb_data(&b, CLIENT, t + 0.0001 * k, c, TB_MSS, s);
+    tb_ack(&b, SERVER, t + 0.005, c, s, WIN);
+    t = 0.03;
+    for (int k = 0; k < 48; k++, s += TB_MSS)
+        tb_data(&b, SERVER, t + 0.0001 * k, s, TB_MSS, c);
+    tb_ack(&b, CLIENT, t + 0.015, s, c, WIN);
+    tb_data(&b, CLIENT, 0.1, c, 278, s);
+    uint32_t answer = tb_data(&b, SERVER, 0.15, s, 10060, c + 278);
+    tb_ack(&b, CLIENT, 0.16, s + 10060, c + 278, WIN);
+    tapo_verdict v = tb_verdict(&b, answer, true);
+    g_assert_cmpint(v.sender, ==, SERVER);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tb_free(&b);
+}
+
 /* Whether frame ends a stall, one pass (final false) or two. */
 static bool stall_in(tb *b, uint32_t frame, bool final)
 {
@@ -794,6 +823,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-dropped-arrival-proves-nothing", test_a_dropped_arrival_proves_nothing);
     g_test_add_func("/trust/a-full-ring-is-no-silence", test_a_full_ring_is_no_silence);
     g_test_add_func("/trust/a-pure-ack-proves-the-counter-shared", test_a_pure_ack_proves_the_counter_shared);
+    g_test_add_func("/trust/an-answer-ends-the-answerers-wait", test_an_answer_ends_the_answerers_wait);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);
