@@ -544,6 +544,17 @@ static void test_sliced_capture_claims_no_copy(void)
     tb_free(&b);
 }
 
+/* At the client, rtt_s from the server: the handshake, and a request of
+ * REQ bytes rtt_s + 0.1 ms after the SYN. */
+static void asked_at_client(tb *b, double rtt_s)
+{
+    tb_init(b, 1000, 5000000);
+    tb_packet(b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(b, SERVER, rtt_s, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_ack(b, CLIENT, rtt_s + 0.00005, 1, 1, WIN);
+    tb_data(b, CLIENT, rtt_s + 0.0001, 1, REQ, 1);
+}
+
 /* At the client, 6 ms from the server (a download): the client closes
  * (FIN), the server's next segment arrives and the client's TCP answers
  * it with a reset numbered at its FIN, below what the server had then
@@ -555,11 +566,7 @@ static void test_sliced_capture_claims_no_copy(void)
 static void test_an_ignored_reset_keeps_the_copies_proven(void)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
-    tb_packet(&b, SERVER, 0.006, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_ack(&b, CLIENT, 0.00605, 1, 1, WIN);
-    tb_data(&b, CLIENT, 0.007, 1, REQ, 1);
+    asked_at_client(&b, 0.006);
     uint32_t seq = 1;
     for (int k = 0; k < 4; k++, seq += TB_MSS)
         tb_data(&b, SERVER, 0.013 + 0.0001 * k, seq, TB_MSS, 1 + REQ);
@@ -586,11 +593,7 @@ static void test_an_ignored_reset_keeps_the_copies_proven(void)
 static void test_a_dropped_arrival_proves_nothing(void)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
-    tb_packet(&b, SERVER, 0.006, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_ack(&b, CLIENT, 0.00605, 1, 1, WIN);
-    tb_data(&b, CLIENT, 0.007, 1, REQ, 1);
+    asked_at_client(&b, 0.006);
     tb_data(&b, SERVER, 0.013, 1, TB_MSS, 1 + REQ);
     tb_ack(&b, CLIENT, 0.0131, 1 + TB_MSS, 1 + REQ, 0);             /* window full */
     uint32_t beyond = 1 + TB_MSS;
@@ -616,11 +619,7 @@ static void test_a_dropped_arrival_proves_nothing(void)
 static void test_a_full_ring_is_no_silence(void)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
-    tb_packet(&b, SERVER, 0.07, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
-    tb_ack(&b, CLIENT, 0.07005, 1, 1, WIN);
-    tb_data(&b, CLIENT, 0.0701, 1, REQ, 1);
+    asked_at_client(&b, 0.07);
     double t = 0.1402;
     tb_data(&b, SERVER, t, 1, TB_MSS, 1 + REQ);                      /* the hole: never acknowledged */
     for (uint32_t k = 1; k <= 200; k++) {
