@@ -282,6 +282,7 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         /* A request seemingly on its way had arrived if p acknowledges it:
          * an ACK says exactly what its sender had received. */
         .request_on_way = g->clock.request_on_way && !tapo_sender_acked_all(&peer->tx, p),
+        .peer_closed = tapo_sender_fin_sent(&peer->tx),
     };
     tapo_endpoint_note_peer_packet(peer, p->header_valid &&
                                           (p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN))));

@@ -203,9 +203,11 @@ void tapo_hs_new_data(tapo_hindsight *hs)
     settle_answered(hs, true);
 }
 
-void tapo_hs_fin(tapo_hindsight *hs, double t_s)
+void tapo_hs_fin(tapo_hindsight *hs, double t_s, bool answers_close)
 {
-    settle_closing(hs, true, t_s);
+    /* A FIN that answers the peer's FIN is the peer's close, not one the
+     * sender's last data came with. */
+    settle_closing(hs, !answers_close, t_s);
     settle_answered(hs, false);
 }
 

@@ -184,8 +184,9 @@ void tapo_hs_cur_gave_up(tapo_hindsight *hs, int64_t head);
 
 /* The sender sent its FIN (t_s: capture time, seconds); with the data of a
  * stall it closes only when sent at once after it (close_by_s): a FIN
- * after a pause of its own ends another stall. */
-void tapo_hs_fin(tapo_hindsight *hs, double t_s);
+ * after a pause of its own ends another stall.  answers_close: the peer's
+ * FIN came first, and this one answers it (the peer closed). */
+void tapo_hs_fin(tapo_hindsight *hs, double t_s, bool answers_close);
 
 /* The response ended: the peer sent a new request, or the sender its FIN. */
 void tapo_hs_response_ended(tapo_hindsight *hs);

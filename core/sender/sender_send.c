@@ -456,7 +456,7 @@ static void take_packet(tapo_sender *s, const tapo_packet *p, const tapo_send_co
     if (fin) {
         s->fin_sent = true;
         tapo_hs_response_ended(&s->hs);
-        tapo_hs_fin(&s->hs, p->time_s);
+        tapo_hs_fin(&s->hs, p->time_s, ctx->peer_closed);
     }
     describe_revealed(s, tx);
 }

@@ -144,6 +144,7 @@ typedef struct tapo_send_context {
     uint32_t owed_acks;           /* the peer's packets since then that took sequence space: each may have had
                                    * an ACK among those unseen packets, count */
     bool request_on_way;          /* a request of the receiver's was still on its way to the sender: the packet crossed it and answers nothing */
+    bool peer_closed;             /* the receiver's FIN had been seen: a FIN now answers its close */
 } tapo_send_context;
 
 /* What one of the sender's own packets was. */

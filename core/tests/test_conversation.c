@@ -132,7 +132,7 @@ static void test_close_inside_chain(void)
         tapo_hs_init(&hs);
         tapo_hs_open(&hs, &facts, 100, 400, 1, false);
         tapo_hs_cur_gave_up(&hs, 100);
-        tapo_hs_fin(&hs, 0.0);
+        tapo_hs_fin(&hs, 0.0, false);
         tapo_hs_resent(&hs, 300, 400);                   /* not the head */
         if (resent)
             tapo_hs_resent(&hs, 100, 401);               /* the head, with the FIN */

@@ -701,6 +701,25 @@ static void test_an_answer_ends_the_answerers_wait(void)
     tb_free(&b);
 }
 
+/* At the server, 10 ms from the client (an FTP control connection): the
+ * server answers a request, and 40 ms later sends 24 bytes more of its
+ * own ("226 Transfer complete"); the client acknowledges them and closes,
+ * and the server's FIN answers the client's.  The server's last data came
+ * with no close of its own: its pause was the application's
+ * (resource-constraint), not a goodbye before an idle close. */
+static void test_a_close_answered_is_the_peers(void)
+{
+    tb b;
+    answered_at_server(&b);
+    uint32_t last = tb_data(&b, SERVER, 0.0702, 1001, 24, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.0802, 1025, 1 + REQ, WIN);
+    tb_packet(&b, CLIENT, 0.0803, 1 + REQ, 1025, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.08031, 1025, 2 + REQ, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.0903, 1026, 2 + REQ, WIN);
+    g_assert_cmpint(tb_verdict(&b, last, true).cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+    tb_free(&b);
+}
+
 /* Whether frame ends a stall, one pass (final false) or two. */
 static bool stall_in(tb *b, uint32_t frame, bool final)
 {
@@ -823,6 +842,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-full-ring-is-no-silence", test_a_full_ring_is_no_silence);
     g_test_add_func("/trust/a-pure-ack-proves-the-counter-shared", test_a_pure_ack_proves_the_counter_shared);
     g_test_add_func("/trust/an-answer-ends-the-answerers-wait", test_an_answer_ends_the_answerers_wait);
+    g_test_add_func("/trust/a-close-answered-is-the-peers", test_a_close_answered_is_the_peers);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);
