@@ -331,7 +331,7 @@ static void read_before(const tapo_conv *c, int s, const tapo_view_gap *g, const
     snap->clock_trouble = c->events.time_backwards || c->events.time_jumps;
     snap->handshake_open = c->handshake.syn_seen && !c->handshake.acked &&
                            tapo_sender_payload_bytes(&e->tx) == 0 && tapo_sender_payload_bytes(&other->tx) == 0;
-    snap->closing = c->rst_seen || tapo_sender_fin_sent(&e->tx) || tapo_sender_fin_sent(&other->tx);
+    snap->closing = c->reset_ends || tapo_sender_fin_sent(&e->tx) || tapo_sender_fin_sent(&other->tx);
     b->facts.duration_s = g->clock.gap_s;
     b->facts.prev_frame = g->clock.prev_frame;
     b->facts.revoked = false;
@@ -387,7 +387,6 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .reveals_resent = s != p->from && rx->revealed_resent,
             .refill_hole_frame = s != p->from ? rx->refill_hole_frame : 0,
             .refill_sacked = s != p->from ? rx->refill_sacked : 0,
-            .far_ack = s != p->from && rx->far_ack,
             .frame = p->frame, .bytes_sent = tapo_sender_payload_bytes(&e->tx),
             .syn = p->header_valid && (p->flags & TAPO_TCP_SYN),
             .fin = p->header_valid && (p->flags & TAPO_TCP_FIN), .rst = p->header_valid && (p->flags & TAPO_TCP_RST),
@@ -398,7 +397,7 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             tapo_sender_watch_cur(&e->tx, tx);
         if (!cur.own && tapo_cur_is_peer_bare_ack(&rec->view[s].snap.cur) && rec->view[s].snap.packets_out > 0)
             tapo_sender_watch_acked(&e->tx, release_deadline(p, &rec->view[s].snap, cfg));
-        rec->view[s].facts_final.far_ack = cur.far_ack;   /* for tapo_hs_gap_busy */
+        rec->view[s].facts_final.far_ack = !cur.own && rx->far_ack;   /* for tapo_hs_gap_busy */
         if (rec->view[s].snap.cur.unseen_resent) {   /* the proof is in the packet: final at once */
             tapo_cur_reveals proof = tapo_unseen_copy_proof(p->frame);
             tapo_facts_add_cur(&rec->view[s].facts_final, &proof);
@@ -430,7 +429,7 @@ static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap ga
 
 bool tapo_conv_is_over(const tapo_conv *c)
 {
-    return c->rst_seen || (tapo_sender_finished(&c->ep[0].tx) && tapo_sender_finished(&c->ep[1].tx));
+    return c->reset_ends || (tapo_sender_finished(&c->ep[0].tx) && tapo_sender_finished(&c->ep[1].tx));
 }
 
 /* Once the connection is over, free the per-flow containers (state stays
@@ -447,13 +446,11 @@ bool tapo_conv_is_over(const tapo_conv *c)
 static void release_if_over(tapo_conv *c, const tapo_packet *p)
 {
     if (p->header_valid && (p->flags & TAPO_TCP_RST)) {
-        c->rst_seen = true;
         c->reset_ends |= (uint8_t)(1u << p->from);
         if (tapo_sender_at_end(&c->ep[p->from].tx, p))
             c->reset_ends |= (uint8_t)(1u << tapo_peer_of(p->from));
     } else if (p->header_valid && (p->flags & TAPO_TCP_SYN)) {
-        c->rst_seen = false;   /* a SYN retried after a reset refused it: the handshake starts again */
-        c->reset_ends = 0;
+        c->reset_ends = 0;   /* a SYN retried after a reset refused it: the handshake starts again */
     }
     if (!tapo_conv_is_over(c))
         return;

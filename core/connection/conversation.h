@@ -42,9 +42,9 @@ typedef struct tapo_conv {
     tapo_capture_quirks quirks;
     uint32_t turn_version;        /* changes of either endpoint's turnarounds, from 1 (tapo_endpoint_distance) */
     bool has_prev;                /* a packet was seen before */
-    bool rst_seen;                /* a reset ended the connection */
-    uint8_t reset_ends;           /* the endpoints a reset ended, bit per endpoint: its sender, and its receiver when
-                                   * it was numbered where its sender's data ends (in the receiver's window) */
+    uint8_t reset_ends;           /* the endpoints a reset ended, bit per endpoint (0: no reset): its sender, and
+                                   * its receiver when it was numbered where its sender's data ends (in the
+                                   * receiver's window) */
     uint8_t keep_alive_by;        /* 1 + the endpoint whose keep-alive is the latest packet; 0 none */
     tapo_conv_events events;
     tapo_message_tracker messages; /* who answered whom, for the sender's choice */

@@ -106,7 +106,6 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     cur->data_offset = in->bytes_sent;
     cur->acks_all = in->acks_all;
     cur->acked_after_s = in->acked_after_s;
-    facts->far_ack = in->far_ack;   /* and the final facts: build_views (conversation.c) */
     /* The sender's data that ended its silence, seen only through the
      * receiver's ACK of it: when it was sent, and how long it travelled,
      * the capture cannot tell. */

@@ -41,7 +41,6 @@ typedef struct tapo_cur_input {
     bool reveals_resent;          /* from the peer: its D-SACK shows the sender sent the start of them twice */
     uint32_t refill_hole_frame;   /* from the peer: they fill a hole it had reported in that frame (a copy); 0: no */
     uint32_t refill_sacked;       /* segments it had SACKed above that hole, count */
-    bool far_ack;                 /* from the peer: it acknowledged more than any window ahead of the data seen */
     bool away;                    /* the capture point is away from the sender */
     tapo_opt_s acked_after_s;     /* from the peer: how long after the capture saw the sender data it newly
                                    * acknowledges (Karn's sample) it came, seconds; unknown without one */

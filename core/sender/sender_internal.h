@@ -42,4 +42,12 @@ void tapo_sender_describe_range(const tapo_sender *s, int64_t lo, int64_t hi, ta
  * that was too long ago to remember (NULL). */
 const tapo_una_advance *tapo_sender_acked_by(const tapo_sender *s, int64_t offset);
 
+/* p starts exactly at the peer's latest far ACK (more than any window
+ * ahead of the data seen, sender_receive.c): both ends agree that the
+ * capture missed the data in between (rejoin_after_gap, sender_send.c). */
+static inline bool tapo_sender_at_far_ack(const tapo_sender *s, const tapo_packet *p)
+{
+    return s->far_ack_seen && p->seq_raw == s->far_ack_raw;
+}
+
 #endif /* TAPO_SENDER_INTERNAL_H */

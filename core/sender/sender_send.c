@@ -396,7 +396,7 @@ static bool place_segment(tapo_sender *s, const tapo_packet *p, int64_t *start, 
     *start = tapo_seq_offset(&s->seq, p->seq_raw);
     if (*start - s->snd_nxt <= TAPO_SEQ_AHEAD_LIMIT)
         return true;
-    if (!s->far_ack_seen || p->seq_raw != s->far_ack_raw)
+    if (!tapo_sender_at_far_ack(s, p))
         return false;
     *start = rejoin_after_gap(s, p, tx);
     return true;

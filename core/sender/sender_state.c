@@ -483,7 +483,7 @@ void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, doubl
 {
     /* Its segment at the far ACK (rejoin_after_gap, sender_send.c): what
      * the capture missed was sent before that ACK, inside its gap. */
-    if (G_UNLIKELY(s->far_ack_seen) && p->seq_raw == s->far_ack_raw)
+    if (G_UNLIKELY(tapo_sender_at_far_ack(s, p)))
         tapo_hs_gap_busy(&s->hs);
     tapo_hs_sent_at(&s->hs, t_s, p->frame, margin_s);
 }
