@@ -355,7 +355,7 @@ class TrustPatterns(unittest.TestCase):
                      if float(s["tapo.stall.duration"]) > 4.0]
             self.assertEqual(late["tapo.stall.cause"], "resource-constraint")
             late, = [s for s in self.stalls("p35_pause_after_connection_ids", two_pass)
-                     if float(s["tapo.stall.duration"]) > 4.0]
+                     if float(s["tapo.stall.duration"]) > 2.0]
             self.assertEqual(late["tapo.stall.cause"], "t-double")   # the original and a timer's copy unseen
 
     def test_p36_a_client_pushing_its_data_is_the_sender(self):

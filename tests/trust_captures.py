@@ -918,14 +918,14 @@ def p34_answer_after_consecutive_ids():
     return _answer_after(0)
 
 
-def _pause_after_ids(host_elsewhere):
+def _pause_after_ids(host_elsewhere, pause=5.0):
     """At the client, 40 ms from the server: two requests answered by four
     segments each, the server's IDs one by one; between the second request
     and its answer (three full segments and a short one), host_elsewhere:
     the server's host sends a packet to another connection (10.0.0.1:443
     to 10.0.0.2:40001, in the capture) with its counter's next ID.
-    Everything acknowledged, the server sends 300 bytes of new data 5 s
-    later, its ID 3 on: the 2 IDs between are in no packet of the
+    Everything acknowledged, the server sends 300 bytes of new data pause
+    seconds later, its ID 3 on: the 2 IDs between are in no packet of the
     capture."""
     f = Flow()
     t = f.handshake(0.0, 0.04, "client")
@@ -941,9 +941,9 @@ def _pause_after_ids(host_elsewhere):
     f.deliver(CLIENT, f.next_seq[SERVER])
     f.send(t + 0.0001, CLIENT, 0)
     f.conn.ip_id[SERVER] += 2
-    f.send(t + 5.0, SERVER, 300)
+    f.send(t + pause, SERVER, 300)
     f.deliver(CLIENT, f.next_seq[SERVER])
-    f.send(t + 5.0001, CLIENT, 0)
+    f.send(t + pause + 0.0001, CLIENT, 0)
     return f
 
 
@@ -961,8 +961,12 @@ def p35_pause_after_connection_ids():
     """Control: no packet of the host outside this connection, its IDs one
     by one for 12 steps, so the 2 missing IDs are this connection's own
     packets, lost before the capture point (made so: the server's timer
-    sent the data twice before): the late data is a retransmission."""
-    return _pause_after_ids(False)
+    sent the data twice before, 2.5 s after the last ACK: an original and
+    a copy fit in that silence, up to three timeouts of RFC 6298's 1 s
+    floor): the late data is a retransmission.  (5 s after it, as in
+    p35_pause_after_host_ids, no chain of two fits: the server was idle
+    first, and the IDs prove no copy, /trust/an-idle-sender-claims-no-chain.)"""
+    return _pause_after_ids(False, pause=2.5)
 
 
 def _heartbeats(answered):

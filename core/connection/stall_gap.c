@@ -41,6 +41,15 @@ void tapo_view_gap_read(tapo_endpoint *sender, const tapo_endpoint *peer, const 
         .in_flight_s = p->time_s - g->time_s, .margin_s = tapo_placement_margin(&g->distance),
         .unheard_from_s = tapo_opt_s_none(),
     };
+    /* What its acknowledgement says had arrived, and what would have to be
+     * acknowledged of the receiver's packets. */
+    if (own) {
+        g->on_clock.acks = p->header_valid && (p->flags & TAPO_TCP_ACK);
+        g->on_clock.seq_mark_raw = p->ack_raw;
+    } else if (carries_sequence(p) && !(p->flags & TAPO_TCP_SYN)) {
+        g->on_clock.takes_seq = true;
+        g->on_clock.seq_mark_raw = tapo_packet_end_raw(p);
+    }
     if (own && !carries_sequence(p) && tapo_clock_own_gap_bound(&sender->clock, g->time_s) < cfg->min_stall_s) {
         /* The sender's own pure ACK soon after its previous packet: its
          * gap is below the minimum stall duration (not a candidate, no

@@ -29,6 +29,8 @@
 /* A timer fires at or after its deadline; capture timestamps can shave a
  * little off a silence (a SYN resent after exactly the 1 s initial RTO). */
 #define TAPO_TIMER_SLACK 0.98
+#define TAPO_CHAIN_TIMEOUT_FLOOR_S 1.0 /* RFC 6298 (2.4): the least RTO a timer chain is allowed, seconds */
+#define TAPO_CHAIN_MAX_DOUBLINGS 16   /* a chain of unseen copies counted at most this long, count */
 /* With one segment outstanding Linux's probe timer is capped by the RTO;
  * a probe fires clearly before it. */
 #define TAPO_PROBE_RTO_SHARE 0.75

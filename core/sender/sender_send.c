@@ -51,6 +51,16 @@ static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t 
     return p->payload_len <= 1 && (closed || below_una);
 }
 
+/* Without an MSS option the MSS is the largest segment sent so far, so
+ * that segment is full-sized by construction: the longest reply of a
+ * control connection (an FTP server's 94-byte "150 Opening ..." line)
+ * would prove more queued behind it.  It proves that only from RFC 9293's
+ * default MSS up, the least a path carries whole. */
+static bool full_sized_known(const tapo_sender *s, int64_t payload)
+{
+    return s->mss_option_min != 0 || payload >= TAPO_MSS_CLASSIC_MIN;
+}
+
 /* Whether a new segment suggests more data was queued behind it: it was
  * full-sized (a stack sends a short segment only at the end of what the
  * application wrote; PSH says nothing, Linux sets it on every GSO chunk),
@@ -58,7 +68,7 @@ static bool is_window_probe(const tapo_sender *s, const tapo_packet *p, int64_t 
  * not by the data). */
 static bool sends_more_soon(const tapo_sender *s, int64_t payload, int64_t end)
 {
-    if (payload >= (int64_t)tapo_sender_mss(s))
+    if (payload >= (int64_t)tapo_sender_mss(s) && full_sized_known(s, payload))
         return true;
     return s->rwnd_seen && s->rwnd_scale_known && end - s->snd_una >= (int64_t)s->rwnd;
 }
@@ -306,12 +316,29 @@ static void record_hole(tapo_sender *s, int64_t from, int64_t to)
     s->tx_order++;   /* the packet revealing the hole was sent after it */
 }
 
+/* The longest a timer takes to send n transmissions after the sender's
+ * previous feedback, seconds: an original at once, then n - 1 copies and
+ * this one, each after a timeout that doubles (RFC 6298 5.5), each at most
+ * the larger of the RTO and RFC 6298's 1 s floor (the estimate may be a
+ * Linux sender's where a Windows one waits longer). */
+static double timer_chain_s(uint32_t n, double rto_s)
+{
+    uint32_t doublings = n < TAPO_CHAIN_MAX_DOUBLINGS ? n : TAPO_CHAIN_MAX_DOUBLINGS;
+    return (double)((1u << doublings) - 1u) * fmax(rto_s, TAPO_CHAIN_TIMEOUT_FLOOR_S);
+}
+
 /* Whether new-looking data contiguous with snd_nxt is in fact the
  * retransmission of an original lost before the capture point: the sender
  * had sent data the capture never saw (counted by IP IDs proven its own,
  * or earlier inferred from them), and it comes after a silence only a
  * timer ends.  Timing alone proves no unseen original (spec section 8):
- * without the IDs it is new data. */
+ * without the IDs it is new data.  Nor do the IDs after a silence longer
+ * than the timer's chain of those packets, from a sender with nothing
+ * outstanding: the sender was idle first (its application had nothing to
+ * send), and a counter that numbered packets while the connection was
+ * idle may be the host's, however it stepped while the connection was
+ * busy (a Windows host numbers all its traffic from one, and a capture
+ * filtered to one connection cannot show the rest). */
 static bool resends_unseen_original(const tapo_sender *s, const tapo_send_context *ctx)
 {
     if (!ctx->away)
@@ -324,7 +351,9 @@ static bool resends_unseen_original(const tapo_sender *s, const tapo_send_contex
     if (ctx->silence_s < TAPO_TIMER_SLACK * timer_floor)
         return false;
     tapo_opt_count unseen = unseen_data_packets(s, ctx);
-    return unseen.known && unseen.n >= 1;
+    if (!unseen.known || unseen.n < 1)
+        return false;
+    return s->snd_una < s->snd_nxt || ctx->silence_s <= timer_chain_s(unseen.n, ctx->rto_s);
 }
 
 static void record_data_above(tapo_sender *s, const tapo_packet *p, int64_t start, int64_t end,

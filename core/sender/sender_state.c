@@ -312,10 +312,20 @@ const tapo_una_advance *tapo_sender_acked_by(const tapo_sender *s, int64_t offse
     return first;
 }
 
+/* p is a bare FIN that its sender had sent before (*from: its offset). */
+static bool resends_fin(const tapo_sender *s, const tapo_packet *p, int64_t *from)
+{
+    if (!p->header_valid || p->payload_len > 0 || !(p->flags & TAPO_TCP_FIN) || !s->anchored)
+        return false;
+    tapo_seqspace space = s->seq;
+    *from = tapo_seq_offset(&space, p->seq_raw);
+    return *from < s->snd_nxt;
+}
+
 tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p)
 {
     int64_t from, to;
-    if (!tapo_sender_resends(s, p, &from, &to) || from >= s->snd_una)
+    if (!(tapo_sender_resends(s, p, &from, &to) || resends_fin(s, p, &from)) || from >= s->snd_una)
         return tapo_opt_s_none();
     const tapo_una_advance *a = tapo_sender_acked_by(s, from);
     return a ? tapo_opt_s_of(a->seen_s) : tapo_opt_s_none();

@@ -261,7 +261,7 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
 
 /* When the capture saw the sender's latest data, if the peer's ACK number
  * ack_raw acknowledges all of it. */
-/* When the capture saw the receiver's ACK that covers data p resends:
+/* When the capture saw the receiver's ACK that covers data (or a bare FIN) p resends:
  * a sender resends only what it has not seen acknowledged, so that ACK
  * and the receiver's packets after it had not reached it (unknown: p
  * resends nothing acknowledged, or the ACK is too old to remember). */

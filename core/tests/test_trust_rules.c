@@ -294,6 +294,7 @@ static void test_closing_answers_nothing(void)
  * what was seen shows a response the capture missed, sent before it: the
  * server answered (data-unavailable, as before). */
 static void answered_at_server(tb *b);
+static void asked_at_client(tb *b, double rtt_s);
 
 static void test_a_bare_close_answers_nothing(void)
 {
@@ -474,9 +475,10 @@ static void test_a_jump_proves_the_counter_shared(void)
 }
 
 /* At the client: the server acknowledges a request, and its first answer
- * comes 1.5 s later one IP ID on from its ACK, the missing ID in no packet
+ * comes 0.9 s later one IP ID on from its ACK, the missing ID in no packet
  * of the capture: on its own, an original lost before the capture point,
- * and the answer its copy.  Later the server's host carries, on another
+ * and the answer its copy (within one timeout of the 1 s floor: an idle
+ * sender's longer silence claims no copy, /trust/an-idle-sender-claims-no-chain).  Later the server's host carries, on another
  * connection, an ID this connection's next skip misses: its counter is
  * shared, so the first skip proves no lost original either, and the
  * two-pass verdict claims no copy (undetermined, by the audit); without
@@ -485,7 +487,7 @@ static void test_shared_counter_proves_no_copy(void)
 {
     for (int proven = 0; proven < 2; proven++) {
         tb b;
-        uint32_t answer = answer_after_skip(&b, 1, 1.7, 300);
+        uint32_t answer = answer_after_skip(&b, 1, 1.1, 300);
         if (proven)
             tb_other_packet(&b, SERVER, ++b.next_ip_id[SERVER]);
         tb_data(&b, SERVER, 2.1002, 301, 300, 1 + 2 * REQ);
@@ -499,6 +501,116 @@ static void test_shared_counter_proves_no_copy(void)
         }
         tb_free(&b);
     }
+}
+
+/* At the client: the server answers a request, and then, with nothing
+ * outstanding, sends new data after a silence, two IP IDs on that no packet
+ * of the capture carried.  After 1.3 s those can be an original lost before
+ * the capture point and its timer's copy (their chain takes up to 3 s), so
+ * the data is their copy; after 30 s the silence is longer than any chain
+ * of two: the server was idle first, and IDs numbered while the connection
+ * was idle may be its host's other packets (zeek modbus-and-non-modbus-p502
+ * 7: a Modbus poller's next query 29.6 s on, taken for a lost query's third
+ * copy).  No copy is claimed: its new data after a pause. */
+static void test_an_idle_sender_claims_no_chain(void)
+{
+    const double silences[] = { 1.3, 30.0 };
+    for (int k = 0; k < 2; k++) {
+        tb b;
+        request_at_client(&b);
+        tb_data(&b, SERVER, 0.2004, 1, 79, 1 + REQ);
+        tb_ack(&b, CLIENT, 0.2005, 80, 1 + REQ, WIN);
+        b.next_ip_id[SERVER] += 2;
+        uint32_t push = tb_data(&b, SERVER, 0.2005 + silences[k], 80, 79, 1 + REQ);
+        tb_ack(&b, CLIENT, 0.2006 + silences[k], 159, 1 + REQ, WIN);
+        tapo_verdict v = tb_verdict(&b, push, true);
+        g_assert_cmpint(v.retransmission, ==, k == 0);
+        if (k == 1)
+            g_assert_cmpint(v.cause, ==, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+        tb_free(&b);
+    }
+}
+
+/* At the client, of a connection whose handshake the capture missed (no
+ * MSS option): two requests, each answered by a reply of len bytes 40 ms
+ * later, and 0.45 s after the second the server's next message, with no
+ * request pending.  A 94-byte reply, the largest the server sent, is no
+ * full segment (the MSS is only known to be at least that): its next
+ * message is its application's pause, resource-constraint (the fifth
+ * fresh round's ftp-with-numbers-in-filename.pcap 796: an FTP server's
+ * "226 File send OK" 0.45 s after "150 Opening ...", undetermined "after a
+ * full segment").  A 600-byte one may be a full segment with more queued
+ * behind it, lost before the capture point: undetermined, as before. */
+static void test_a_short_segment_is_no_full_one(void)
+{
+    const uint32_t lens[] = { 94, 600 };
+    for (int k = 0; k < 2; k++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        uint32_t len = lens[k];
+        for (uint32_t i = 0; i < 2; i++) {
+            double t = 0.5 * i;
+            tb_data(&b, CLIENT, t, 1 + i * REQ, REQ, 1 + i * len);
+            tb_data(&b, SERVER, t + 0.04, 1 + i * len, len, 1 + (i + 1) * REQ);
+            tb_ack(&b, CLIENT, t + 0.0401, 1 + (i + 1) * len, 1 + (i + 1) * REQ, WIN);
+        }
+        uint32_t next = tb_data(&b, SERVER, 0.9901, 1 + 2 * len, 19, 1 + 2 * REQ);
+        tb_ack(&b, CLIENT, 0.9902, 20 + 2 * len, 1 + 2 * REQ, WIN);
+        tapo_verdict v = tb_verdict(&b, next, true);
+        g_assert_cmpint(v.cause, ==, k == 0 ? TAPO_CAUSE_RESOURCE_CONSTRAINT : TAPO_CAUSE_UNDETERMINED);
+        tb_free(&b);
+    }
+}
+
+/* At the client, 228 ms from the server: the server answers a request
+ * and closes (its data and FIN together); the client's ACK of the FIN and
+ * its own FIN leave at once; the server's FIN comes again 0.2156 s after
+ * the first, not acknowledging the client's FIN.  A sender resends only
+ * what it has not seen acknowledged, so the client's ACK and FIN had not
+ * reached it: the copy was its timer's, a stall, and the capture shows
+ * the original's ACK leaving before it: ack-delay (the fifth fresh
+ * round's http-bad-request-with-version.pcap 10; a bare FIN had not
+ * counted as resending what an ACK covered, and the client's packets,
+ * within the placement's precision of the copy, ended its gap). */
+static void test_a_fin_resent_after_its_ack(void)
+{
+    tb b;
+    asked_at_client(&b, 0.228);
+    tb_ack(&b, SERVER, 0.7115, 1 + REQ, 1, WIN);
+    tb_data(&b, SERVER, 0.9665, 1, 179, 1 + REQ);
+    tb_packet(&b, SERVER, 0.96647, 180, 1 + REQ, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 0.9667, 181, 1 + REQ, WIN);
+    tb_packet(&b, CLIENT, 0.9670, 1 + REQ, 181, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    uint32_t copy = tb_packet(&b, SERVER, 1.1821, 180, 1 + REQ, 0, TAPO_TCP_ACK | TAPO_TCP_FIN, WIN, 0, NULL);
+    tb_ack(&b, CLIENT, 1.1824, 181, 2 + REQ, WIN);
+    tb_ack(&b, SERVER, 1.4467, 2 + REQ, 181, WIN);
+    tapo_verdict v = tb_verdict(&b, copy, true);
+    g_assert_true(v.retransmission);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_ACK_DELAY);
+    tb_free(&b);
+}
+
+/* At the client, 0.8 ms from the server: the client's second request
+ * leaves 18 us before the server's data that acknowledges only the first
+ * (they crossed: a TCP acknowledges all it received in order), and 0.145 s
+ * on the server answers it.  The second request was pending when the
+ * server sent that answer, which is its think time (data-unavailable);
+ * read as having arrived before the crossing data, within the placement's
+ * precision, it was answered by it, and the answer became a pause
+ * (resource-constraint; stratosphereips test-cc-capture-1.pcap 684). */
+static void test_an_ack_says_what_had_arrived(void)
+{
+    tb b;
+    asked_at_client(&b, 0.0008);
+    tb_data(&b, SERVER, 0.0018, 1, 100, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.00181, 101, 1 + REQ, WIN);
+    tb_data(&b, CLIENT, 0.01, 1 + REQ, 31, 101);
+    tb_data(&b, SERVER, 0.010018, 101, 31, 1 + REQ);
+    tb_ack(&b, CLIENT, 0.0102, 132, 32 + REQ, WIN);
+    uint32_t answer = tb_data(&b, SERVER, 0.155, 132, 500, 32 + REQ);
+    tb_ack(&b, CLIENT, 0.1551, 632, 32 + REQ, WIN);
+    g_assert_cmpint(tb_verdict(&b, answer, true).cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tb_free(&b);
 }
 
 /* At the server, 10 ms from the client: the handshake, a request of REQ
@@ -841,6 +953,10 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-dropped-arrival-proves-nothing", test_a_dropped_arrival_proves_nothing);
     g_test_add_func("/trust/a-full-ring-is-no-silence", test_a_full_ring_is_no_silence);
     g_test_add_func("/trust/a-pure-ack-proves-the-counter-shared", test_a_pure_ack_proves_the_counter_shared);
+    g_test_add_func("/trust/an-idle-sender-claims-no-chain", test_an_idle_sender_claims_no_chain);
+    g_test_add_func("/trust/a-short-segment-is-no-full-one", test_a_short_segment_is_no_full_one);
+    g_test_add_func("/trust/a-fin-resent-after-its-ack", test_a_fin_resent_after_its_ack);
+    g_test_add_func("/trust/an-ack-says-what-had-arrived", test_an_ack_says_what_had_arrived);
     g_test_add_func("/trust/an-answer-ends-the-answerers-wait", test_an_answer_ends_the_answerers_wait);
     g_test_add_func("/trust/a-close-answered-is-the-peers", test_a_close_answered_is_the_peers);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);

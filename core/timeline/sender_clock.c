@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "base/optional.h"
+#include "packet/packet_input.h"
 
 /* The receiver packet had not reached the sender when it sent p: p echoes
  * an older TSval. */
@@ -19,6 +20,25 @@ static bool newer_than_echo(const tapo_clock_peer *q, const tapo_clock_packet *p
 static bool unheard(const tapo_clock_peer *q, const tapo_clock_packet *p)
 {
     return p->own && p->unheard_from_s.known && q->t_s >= p->unheard_from_s.s;
+}
+
+/* Or p's acknowledgement does not cover the data or FIN the receiver
+ * packet carried: a TCP acknowledges everything it received in order, so
+ * that packet had not reached it (a FIN resent by its timer before the
+ * peer's ACK and FIN arrived, which it does not acknowledge). */
+static bool unacknowledged(const tapo_clock_peer *q, const tapo_clock_packet *p)
+{
+    return p->own && p->acks && q->takes_seq && !tapo_ack_covers(p->seq_mark_raw, q->end_raw);
+}
+
+/* The receiver packet q had not reached the sender when it sent p: seen
+ * after p's time on the sender's clock and its placement's precision, or
+ * (p seen after a round trip's flight) shown by p's own fields. */
+static bool on_its_way(const tapo_clock_peer *q, const tapo_clock_packet *p, double received_by)
+{
+    if (q->t_s > received_by)
+        return true;
+    return p->in_flight_s > 0.0 && (newer_than_echo(q, p) || unheard(q, p) || unacknowledged(q, p));
 }
 
 /* Nothing can be on its way to the sender (a peer packet, or a capture at
@@ -69,7 +89,7 @@ void tapo_clock_read(const tapo_sender_clock *k, const tapo_clock_packet *p, tap
     }
     for (unsigned i = 0; i < k->peer_ring.count; i++) {
         const tapo_clock_peer *q = &k->peers[i];
-        if (q->t_s > received_by || (in_flight_s > 0.0 && (newer_than_echo(q, p) || unheard(q, p)))) {
+        if (on_its_way(q, p, received_by)) {
             request_on_way = request_on_way || q->asks;
             continue;   /* still on its way to the sender */
         }
@@ -138,7 +158,7 @@ void tapo_clock_note(tapo_sender_clock *k, const tapo_clock_packet *p)
     bool drops_latest = k->peer_ring.count == TAPO_CLOCK_PEER_RECENT &&
                         k->peers[k->peer_ring.next].t_s == k->peer_latest_s;
     k->peers[tapo_ring_push(&k->peer_ring, TAPO_CLOCK_PEER_RECENT)] =
-        (tapo_clock_peer){ t_s, frame, p->has_ts, p->asks, p->tsval };
+        (tapo_clock_peer){ t_s, frame, p->has_ts, p->asks, p->takes_seq, p->tsval, p->seq_mark_raw };
     if (k->peer_ring.count == 1 || t_s >= k->peer_latest_s) {
         k->peer_latest_s = t_s;
     } else if (drops_latest) {

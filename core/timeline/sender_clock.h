@@ -33,7 +33,9 @@ typedef struct tapo_clock_peer {
     uint32_t frame;
     bool has_ts;                      /* it carried a TSval */
     bool asks;                        /* it carried a request: payload the sender never had */
+    bool takes_seq;                   /* it carried payload or a FIN */
     uint32_t tsval;
+    uint32_t end_raw;                 /* with takes_seq: one past its sequence space, raw */
 } tapo_clock_peer;
 
 typedef struct tapo_sender_clock {
@@ -65,8 +67,12 @@ typedef struct tapo_clock_packet {
     bool asks;                        /* the receiver's packets: a request (payload the sender never had) */
     uint32_t frame;
     bool has_ts;                      /* it carries TCP timestamps */
+    bool acks;                        /* the sender's packets: they carry an acknowledgement number */
+    bool takes_seq;                   /* the receiver's packets: payload or a FIN */
     uint32_t tsval;                   /* its TSval */
     uint32_t tsecr;                   /* its TSecr: for the sender's packets, the newest receiver TSval it had */
+    uint32_t seq_mark_raw;            /* raw: with acks, its acknowledgement number (all the sender had received in
+                                       * order); with takes_seq, one past its sequence space */
     double in_flight_s;               /* the sender's packets: receiver packets up to this much later were on their way */
     double margin_s;                  /* how precisely t_s places a sender packet, seconds */
     tapo_opt_s unheard_from_s;        /* the sender's packets: receiver packets seen from then on had not reached it (it resends what they acknowledge) */
@@ -76,7 +82,8 @@ typedef struct tapo_clock_packet {
  * packets up to in_flight_s later were still on their way to it, except
  * those within margin_s (the sender packet's placement is only that
  * precise: it may answer them), and so were any whose TSval is newer than
- * the one it echoes (lost or late on the way) and any seen from
+ * the one it echoes (lost or late on the way), any whose data or FIN its
+ * acknowledgement number does not cover, and any seen from
  * unheard_from_s on.  Anything later still means
  * the file went back in time: then the gap is 0, measured from the latest
  * packet. */
