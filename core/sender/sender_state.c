@@ -291,14 +291,22 @@ bool tapo_sender_unacked_payload(const tapo_sender *s, const tapo_packet *p)
     return tapo_seq_offset(&space, p->seq_raw) + p->payload_len > s->snd_una;
 }
 
+/* p starts below the end of what the sender had sent (*from: its stream
+ * offset); the caller checks that the sequence space is anchored. */
+static bool starts_below_nxt(const tapo_sender *s, const tapo_packet *p, int64_t *from)
+{
+    tapo_seqspace space = s->seq;
+    *from = tapo_seq_offset(&space, p->seq_raw);
+    return *from < s->snd_nxt;
+}
+
 bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *from, int64_t *to)
 {
     if (!p->header_valid || p->payload_len == 0 || !s->anchored)
         return false;
-    tapo_seqspace space = s->seq;
-    *from = tapo_seq_offset(&space, p->seq_raw);
+    bool below = starts_below_nxt(s, p, from);
     *to = *from + p->payload_len;
-    return *from < s->snd_nxt;
+    return below;
 }
 
 const tapo_una_advance *tapo_sender_acked_by(const tapo_sender *s, int64_t offset)
@@ -317,9 +325,7 @@ static bool resends_fin(const tapo_sender *s, const tapo_packet *p, int64_t *fro
 {
     if (!p->header_valid || p->payload_len > 0 || !(p->flags & TAPO_TCP_FIN) || !s->anchored)
         return false;
-    tapo_seqspace space = s->seq;
-    *from = tapo_seq_offset(&space, p->seq_raw);
-    return *from < s->snd_nxt;
+    return starts_below_nxt(s, p, from);
 }
 
 tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p)

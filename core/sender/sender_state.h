@@ -259,12 +259,11 @@ bool tapo_sender_unacked_payload(const tapo_sender *s, const tapo_packet *p);
  * its range (stream offsets). */
 bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *from, int64_t *to);
 
-/* When the capture saw the sender's latest data, if the peer's ACK number
- * ack_raw acknowledges all of it. */
-/* When the capture saw the receiver's ACK that covers data (or a bare FIN) p resends:
- * a sender resends only what it has not seen acknowledged, so that ACK
- * and the receiver's packets after it had not reached it (unknown: p
- * resends nothing acknowledged, or the ACK is too old to remember). */
+/* When the capture saw the receiver's ACK that covers the data (or the
+ * bare FIN) p resends: a sender resends only what it has not seen
+ * acknowledged, so that ACK and the receiver's packets after it had not
+ * reached it (unknown: p resends nothing acknowledged, or the ACK is too
+ * old to remember). */
 tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p);
 
 /* Whether the sender has data outstanding (sent, not acknowledged). */
@@ -306,6 +305,8 @@ bool tapo_sender_continues(const tapo_sender *s, const tapo_packet *p);
  * seen so far ends (true before any is known). */
 bool tapo_sender_at_end(const tapo_sender *s, const tapo_packet *p);
 
+/* When the capture saw the sender's latest data, if the peer's ACK number
+ * ack_raw acknowledges all of it. */
 tapo_opt_s tapo_sender_all_acked_seen(const tapo_sender *s, uint32_t ack_raw);
 
 /* The state part of a snapshot and the facts known now (stall.h). */

@@ -478,8 +478,10 @@ static void test_a_jump_proves_the_counter_shared(void)
  * comes 0.9 s later one IP ID on from its ACK, the missing ID in no packet
  * of the capture: on its own, an original lost before the capture point,
  * and the answer its copy (within one timeout of the 1 s floor: an idle
- * sender's longer silence claims no copy, /trust/an-idle-sender-claims-no-chain).  Later the server's host carries, on another
- * connection, an ID this connection's next skip misses: its counter is
+ * sender's longer silence claims no copy,
+ * /trust/an-idle-sender-claims-no-chain).  Later the server's host
+ * carries, on another connection, an ID this connection's next skip
+ * misses: its counter is
  * shared, so the first skip proves no lost original either, and the
  * two-pass verdict claims no copy (undetermined, by the audit); without
  * that later packet the copy stands. */
