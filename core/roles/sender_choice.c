@@ -129,10 +129,12 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
 /* The other endpoint's stall, ended by the sender's bare ACK of all it had
  * out: the late ACK delayed the other's data, not the sender's.  Either the
  * sender's own view stalled too and that ACK answered nothing after it
- * (hindsight: a delayed ACK), or the gap was no stall for the sender at all
- * and the other sent new data at once after the ACK (hindsight,
- * facts->released: Nagle or a closed window held it back; spec section 1,
- * the endpoint whose data the stall delays). */
+ * (hindsight: a delayed ACK), or the other sent new data at once after the
+ * ACK (hindsight, facts->released: Nagle or a closed window held it back;
+ * spec section 1, the endpoint whose data the stall delays).  Released
+ * data was part of what the sender waited for: a request completed only
+ * after the ACK, so an answer after it does not make the wait the
+ * sender's. */
 static bool stall_of_acked_data(const tapo_conv_summary *sum, const tapo_stall_view *mine,
                                 const tapo_stall_view *other)
 {
@@ -141,9 +143,10 @@ static bool stall_of_acked_data(const tapo_conv_summary *sum, const tapo_stall_v
     /* Between peers the sender's next message answers nothing: its late
      * ACK was all it had for the other's message. */
     bool answered = mine->facts_final.answered && !tapo_is_peer_protocol(sum->port[0], sum->port[1]);
+    bool released = tapo_cur_is_peer_bare_ack(&other->snap.cur) && other->facts_final.released;
     if (mine->stalled)
-        return tapo_cur_is_bare_ack(&mine->snap.cur) && !answered && other->snap.cur.acks_all;
-    return tapo_cur_is_peer_bare_ack(&other->snap.cur) && other->facts_final.released;
+        return tapo_cur_is_bare_ack(&mine->snap.cur) && (!answered || released) && other->snap.cur.acks_all;
+    return released;
 }
 
 /* The view's stall ended with its endpoint's own copy: of data, or of a

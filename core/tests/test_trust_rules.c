@@ -815,6 +815,35 @@ static void test_an_answer_ends_the_answerers_wait(void)
     tb_free(&b);
 }
 
+
+/* At the client, 10 ms from the server: the client's first 2 bytes of a
+ * request (a length prefix), the server's delayed ACK of them 0.2 s
+ * later, and its answer 22 ms after that ACK.  When the client sends the
+ * rest of the request at once after the ACK (Nagle's algorithm held it
+ * for that ACK), the request was incomplete until then: the server could
+ * not answer, and the late ACK delayed the client's data (packet-delay,
+ * the client's stall).  When nothing follows the ACK before the answer,
+ * the server acknowledged a whole request and answered it later: its
+ * delayed-ACK timer fired while it worked (data-unavailable). */
+static void test_a_request_completed_after_its_ack(void)
+{
+    for (int held = 0; held < 2; held++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+        tb_packet(&b, SERVER, 0.01, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+        tb_packet(&b, CLIENT, 0.01005, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+        tb_data(&b, CLIENT, 0.0101, 1, 2, 1);
+        uint32_t ack = tb_ack(&b, SERVER, 0.2101, 3, 1, WIN);
+        if (held)
+            tb_data(&b, CLIENT, 0.21015, 3, 33, 1);
+        tb_data(&b, SERVER, 0.2321, 1, 1156, held ? 36 : 3);
+        tapo_verdict v = tb_verdict(&b, ack, true);
+        g_assert_cmpint(v.sender, ==, held ? CLIENT : SERVER);
+        g_assert_cmpint(v.cause, ==, held ? TAPO_CAUSE_PACKET_DELAY : TAPO_CAUSE_DATA_UNAVAILABLE);
+        tb_free(&b);
+    }
+}
 /* At the server, 10 ms from the client (an FTP control connection): the
  * server answers a request, and 40 ms later sends 24 bytes more of its
  * own ("226 Transfer complete"); the client acknowledges them and closes,
@@ -961,6 +990,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/an-ack-says-what-had-arrived", test_an_ack_says_what_had_arrived);
     g_test_add_func("/trust/an-answer-ends-the-answerers-wait", test_an_answer_ends_the_answerers_wait);
     g_test_add_func("/trust/a-close-answered-is-the-peers", test_a_close_answered_is_the_peers);
+    g_test_add_func("/trust/a-request-completed-after-its-ack", test_a_request_completed_after_its_ack);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);

@@ -242,8 +242,9 @@ static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts, t
  * that its answer follows (hindsight: facts->answered; its delayed-ACK
  * timer fired while it worked), count like its first payload (the server
  * had not produced the data); a bare ACK that no answer follows answers
- * nothing (sender_choice.c gives that stall to the peer whose data it
- * acknowledged); the first payload of a server that speaks first (an SMTP
+ * nothing, and one that released the peer's data (Nagle) came before the
+ * request was whole (sender_choice.c gives either stall to the peer whose
+ * data it acknowledged); the first payload of a server that speaks first (an SMTP
  * banner) is the head of its first response. */
 static bool is_data_unavailable(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
 {
