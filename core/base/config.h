@@ -62,8 +62,8 @@ typedef struct tapo_config {
  * payload are both bulk senders: each stall is analysed from the side whose
  * data was in flight (spec section 1). */
 #define TAPO_BULK_BYTES 65536         /* bytes */
-/* The initiator is the data sender (an upload) once it has sent more than
- * the responder and at least this much: more than a request. */
+/* The initiator is the data sender (an upload) once it has sent at least
+ * this much more than the responder: more than a request. */
 #define TAPO_SENDER_SWITCH_BYTES 4096 /* bytes */
 /* Below it, the initiator is the data sender when the responder answered
  * fewer than half of its messages with payload, and at least this many

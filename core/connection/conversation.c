@@ -417,9 +417,10 @@ static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap ga
 {
     int s = tapo_peer_of(p->from);
     tapo_stall_view *view = &rec->view[s];
-    /* A stall the receiver's own timer ended (its SYN or data resent)
-     * is that timer's, wherever the sender's packets fall. */
-    bool receivers_timer = view->snap.cur.handshake_retransmission || view->snap.cur.receiver_retransmission;
+    /* A stall the receiver's own timer ended (its SYN resent) is that
+     * timer's, wherever the sender's packets fall; its data resent ends
+     * no stall of this view (stall_build.c). */
+    bool receivers_timer = view->snap.cur.handshake_retransmission;
     if (view->stalled && !receivers_timer)
         tapo_sender_watch_gap(&c->ep[s].tx, &view->facts_final, gaps[s].time_s - gaps[s].clock.gap_s,
                               gaps[s].time_s, view->snap.threshold_s);

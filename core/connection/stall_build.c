@@ -163,12 +163,14 @@ static bool busy_unseen(const tapo_snapshot *snap)
  * waited its timer, with or without an RTT sample (the 1 s initial RTO
  * must not hide the first timeout of a capture that starts mid-connection);
  * sooner, it is a timer's only at the threshold (a tail-loss probe at 2
- * SRTT), else a reaction to what just arrived. */
+ * SRTT), else a reaction to what just arrived.  Never ended by the peer's
+ * retransmission of its own data: a stall that an endpoint's own copy ends
+ * is that endpoint's (spec section 1), judged in its own view. */
 static bool ends_stall(const tapo_snapshot *snap, double gap_s, tapo_opt_s since_tx_s, const tapo_config *cfg)
 {
-    if (gap_s < cfg->min_stall_s || busy_unseen(snap))
-        return false;
     const tapo_cur *cur = &snap->cur;
+    if (gap_s < cfg->min_stall_s || busy_unseen(snap) || cur->receiver_retransmission)
+        return false;
     bool resent = (cur->dir == TAPO_DIR_OUT && cur->retransmission) || cur->handshake_retransmission;
     bool timer = resent && (cur->trigger == TAPO_TRIGGER_TIMEOUT || cur->trigger == TAPO_TRIGGER_PROBE);
     bool waited_rto_min = since_tx_s.known && since_tx_s.s >= TAPO_TIMER_SLACK * cfg->rto_min_s;

@@ -31,11 +31,14 @@ static bool forced_sender(const tapo_conv_summary *sum, const tapo_config *cfg, 
     return false;
 }
 
-/* The client sent more than the server, and enough to be more than a
- * request: an upload, the client is the data sender. */
+/* The client sent more than the server by more than a request: an
+ * upload, the client is the data sender.  The excess counts, not the
+ * total: requests a little heavier than their answers (an HTTP client's
+ * long URLs and cookies, SMB and SSH sessions, a Modbus poller) add up
+ * past any floor while every one of them waits on the server's answer. */
 static bool is_upload_bytes(uint64_t client_bytes, uint64_t server_bytes)
 {
-    return client_bytes > server_bytes && client_bytes >= TAPO_SENDER_SWITCH_BYTES;
+    return client_bytes >= server_bytes + TAPO_SENDER_SWITCH_BYTES;
 }
 
 /* Endpoint e pushes its data to a peer that only acknowledges it (reports,

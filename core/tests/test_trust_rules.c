@@ -210,6 +210,59 @@ static void test_sender_chosen_by_answers(void)
     g_assert_cmpint(tapo_conv_sender(&sum, &cfg, NULL, &basis), ==, 1);   /* one request, unanswered */
 }
 
+/* An upload is the client's excess over the server, not its total: an
+ * HTTP client whose requests (long URLs, cookies) outweigh the answers,
+ * every one answered, is still waiting on the server; a client 4 KB or
+ * more ahead sent more than requests. */
+static void test_requests_heavier_than_answers(void)
+{
+    tapo_config cfg;
+    tapo_config_init_defaults(&cfg);
+    tapo_conv_summary sum = { .payload_bytes = { 5700, 3900 }, .initiator = { .known = true, .e = 0 },
+                              .port = { 45692, 80 },
+                              .messages = { .messages = { 6, 6 }, .answered = { 6, 5 } } };
+    tapo_basis basis;
+    g_assert_cmpint(tapo_conv_sender(&sum, &cfg, NULL, &basis), ==, 1);
+    sum.payload_bytes[0] = 3900 + TAPO_SENDER_SWITCH_BYTES - 1;
+    g_assert_cmpint(tapo_conv_sender(&sum, &cfg, NULL, &basis), ==, 1);
+    sum.payload_bytes[0] = 3900 + TAPO_SENDER_SWITCH_BYTES;   /* an upload */
+    g_assert_cmpint(tapo_conv_sender(&sum, &cfg, NULL, &basis), ==, 0);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_DATA);
+}
+
+/* At the server, 10 ms from the client: the server's data (the heavier)
+ * is acknowledged at once, its threshold 20 ms; the client's requests only
+ * by the server's 200 ms delayed ACKs, which raise the client's threshold
+ * to about 90 ms.  The client sends four segments, the server SACKs the
+ * last three, and the client resends the first 50 ms after the last SACK:
+ * a fast copy within its own threshold, no stall of the client's.  Nor of
+ * the server's, though the gap is more than twice its threshold: a stall
+ * that an endpoint's own retransmission ends is that endpoint's (spec
+ * section 1), and the client's recovery delayed none of the server's data. */
+static void test_a_receivers_copy_is_its_own(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+    uint32_t s = 1;
+    for (int k = 0; k < 8; k++, s += MSS) {   /* the server's data, the heavier */
+        tb_data(&b, SERVER, 0.1 + 0.02 * k, s, MSS, 1);
+        tb_ack(&b, CLIENT, 0.11 + 0.02 * k, s + MSS, 1, WIN);
+    }
+    uint32_t c = 1;
+    for (int k = 0; k < 2; k++, c += REQ) {
+        tb_data(&b, CLIENT, 0.3 + 0.3 * k, c, REQ, s);
+        tb_ack(&b, SERVER, 0.5 + 0.3 * k, c + REQ, s, WIN);
+    }
+    for (uint32_t k = 0; k < 4; k++)
+        tb_data(&b, CLIENT, 1.0 + 0.0001 * k, c + k * MSS, MSS, s);
+    for (uint32_t k = 1; k < 4; k++)
+        tb_sack(&b, SERVER, 1.0101 + 0.0001 * k, c, s, WIN, c + MSS, c + (k + 1) * MSS);
+    uint32_t copy = tb_data(&b, CLIENT, 1.0604, c, MSS, s);
+    g_assert_false(tb_is_stall(&b, copy));
+    tb_free(&b);
+}
+
 /* ---- Peers and closes ----------------------------------------------------- */
 
 /* At the responder, 10 ms from its peer: the initiator sends a 1460-byte
@@ -976,6 +1029,8 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/sender-chosen-against-the-bytes", test_sender_chosen_against_the_bytes);
     g_test_add_func("/trust/messages-counted", test_messages_counted);
     g_test_add_func("/trust/sender-chosen-by-answers", test_sender_chosen_by_answers);
+    g_test_add_func("/trust/requests-heavier-than-answers", test_requests_heavier_than_answers);
+    g_test_add_func("/trust/a-receivers-copy-is-its-own", test_a_receivers_copy_is_its_own);
     g_test_add_func("/trust/peers-heavier-sender", test_peers_heavier_sender);
     g_test_add_func("/trust/peers-late-ack-delays-the-other", test_peers_late_ack_delays_the_other);
     g_test_add_func("/trust/closing-answers-nothing", test_closing_answers_nothing);
