@@ -3,7 +3,8 @@
 Episodes: real Linux TCP through the lab's relay.  Five connections to one
 server download at once and the shared path goes down for 0.8 s: one
 episode, scoped to that server, whose connections are the ones the relay's
-log shows hit by the outage (on a loaded machine the lab's server may also
+log shows hit by the outage, save those whose packets the capture itself
+dropped (on a loaded machine the lab's server may also
 pause for several connections at once after it: a server episode of its
 own); five connections whose last segments are lost
 seconds apart: none.  The plugin (two passes) and the batch analyser group
@@ -60,6 +61,16 @@ def independent_losses():
         server_sysctls={"net.ipv4.tcp_early_retrans": "0"}, settle_s=1.0)
 
 
+def streams_the_capture_missed(pcap):
+    """TCP streams of pcap in which the capture itself missed packets
+    (Wireshark's lost-segment analysis: a sequence gap, or an ACK of data
+    never seen).  On a loaded machine the lab's capture drops packets, and
+    what is missing from the file no reading can use."""
+    out = ts.run(["-r", ts.readable(pcap), "-Y", "tcp.analysis.lost_segment || tcp.analysis.ack_lost_segment",
+                  "-T", "fields", "-e", "tcp.stream"]).stdout
+    return set(out.split())
+
+
 def batch_episodes(pcap):
     out = subprocess.run([TAPO, "-q", "-F", "jsonl", "--episodes", "/dev/stdout", "-w", os.devnull, pcap],
                          capture_output=True, text=True, check=True).stdout
@@ -111,7 +122,10 @@ class EpisodesInTheLab(unittest.TestCase):
                 self.assertIn(other["tapo.episode.cause"], SERVER_PAUSES, episodes)
         self.assertTrue(e["tapo.episode.scope"].startswith("server ") and e["tapo.episode.scope"].endswith(":%d" % lab.netlab.SERVER_PORT),
                         e["tapo.episode.scope"])
-        self.assertEqual(e["tapo.episode.connections"], len(hit))
+        # Every connection the outage hit, but one whose packets the capture
+        # itself missed may read otherwise (caveat capture-gap).
+        self.assertLessEqual(e["tapo.episode.connections"], len(hit))
+        self.assertGreaterEqual(e["tapo.episode.connections"], len(hit) - len(streams_the_capture_missed(pcap)))
         # The plugin groups the same stalls, episode for episode.
         members, scopes = plugin_episodes(pcap)
         self.assertEqual(sorted(members), list(range(1, len(episodes) + 1)))
