@@ -70,8 +70,10 @@ static void note_rwnd(trace *tr, const tapo_snapshot *snap, uint32_t segments)
 }
 
 /* Rule 1: cur resends data after the gap.  Decision: a resent SYN or
- * SYN-ACK, or the receiver resending its own data, is also a
- * retransmission stall; the tree has no finer rule for it. */
+ * SYN-ACK is also a retransmission stall; the tree has no finer rule for
+ * it.  The receiver resending its own data ends no stall of this view
+ * (stall_build.c: it is that endpoint's, judged in its own view); the
+ * tree still names such a snapshot, as it names any it is given. */
 static bool is_retransmission_stall(const tapo_cur *cur, trace *tr)
 {
     if (cur->dir == TAPO_DIR_OUT && cur->gives_up) {
@@ -244,8 +246,8 @@ static bool is_zero_window(const tapo_snapshot *snap, const tapo_facts *facts, t
  * had not produced the data); a bare ACK that no answer follows answers
  * nothing, and one that released the peer's data (Nagle) came before the
  * request was whole (sender_choice.c gives either stall to the peer whose
- * data it acknowledged); the first payload of a server that speaks first (an SMTP
- * banner) is the head of its first response. */
+ * data it acknowledged); the first payload of a server that speaks first
+ * (an SMTP banner) is the head of its first response. */
 static bool is_data_unavailable(const tapo_snapshot *snap, const tapo_facts *facts, trace *tr)
 {
     if (snap->packets_out != 0)

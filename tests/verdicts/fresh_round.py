@@ -6,12 +6,12 @@ sixth fresh round", "A seventh fresh round") scored against TAPO.
 fresh.tsv (the first round) and fresh2.tsv (the second, on the
 collections' other captures) hold rows read blind from captures of two
 public collections that are not in ../shared/real-captures; fresh3.tsv
-(the third), fresh4.tsv (the fourth), fresh5.tsv (the fifth), fresh6.tsv (the
-sixth) and fresh7.tsv (the seventh) from zeek's test traces.  CI cannot score them.  To score
-them, get the captures once (any copy of the repositories at the commits
-the tables name), in one folder: the first two collections' named
-OWNER__BASENAME, zeek's named zeek3__ and the path under
-testing/btest/Traces with "/" as "__":
+(the third), fresh4.tsv (the fourth), fresh5.tsv (the fifth), fresh6.tsv
+(the sixth) and fresh7.tsv (the seventh) from zeek's test traces.  CI
+cannot score them.  To score them, get the captures once (any copy of the
+repositories at the commits the tables name), in one folder: the first
+two collections' named OWNER__BASENAME, zeek's named zeek3__ and the path
+under testing/btest/Traces with "/" as "__":
 
     git -C packets show 0412fb1:tickedoffdeveloper.pcapng > DIR/chrissanders__tickedoffdeveloper.pcapng
     git -C packetlife-backup show 4a77a47:pcaps/telnet.cap > DIR/epiecs__telnet.cap
@@ -34,6 +34,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Each round and its table.
+ROUNDS = (("1", "fresh.tsv"), ("2", "fresh2.tsv"), ("3", "fresh3.tsv"), ("4", "fresh4.tsv"), ("5", "fresh5.tsv"),
+          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"))
 
 
 def main():
@@ -41,11 +44,11 @@ def main():
     ap.add_argument("captures", help="folder holding the captures, named as the tables name them")
     ap.add_argument("--tapo", default=os.path.join(HERE, "..", "..", "build", "tapo"))
     ap.add_argument("--misses", action="store_true")
-    ap.add_argument("--round", choices=("1", "2", "3", "4", "5", "6", "7"), help="one round only (default: each, and all together)")
+    ap.add_argument("--round", choices=[rnd for rnd, _ in ROUNDS],
+                    help="one round only (default: each, and all together)")
     a = ap.parse_args()
     rows = []
-    for rnd, name in (("1", "fresh.tsv"), ("2", "fresh2.tsv"), ("3", "fresh3.tsv"), ("4", "fresh4.tsv"),
-                      ("5", "fresh5.tsv"), ("6", "fresh6.tsv"), ("7", "fresh7.tsv")):
+    for rnd, name in ROUNDS:
         if a.round in (None, rnd):
             with open(os.path.join(HERE, name)) as f:
                 rows += [dict(r, round=rnd) for r in
