@@ -23,9 +23,10 @@ ROOT = tshark_runner.ROOT
 
 class Expectation:
     """One line: a frame, a range "a-b" (every stall inside has the cause,
-    at least one exists), "?N" (a stall at frame N, if there is one, has
-    one of the causes) or "*" (every stall no other line covers has one of
-    the causes "c1|c2|...", none need exist)."""
+    save at a frame that a line of its own names; at least one exists),
+    "?N" (a stall at frame N, if there is one, has one of the causes) or
+    "*" (every stall no other line covers has one of the causes
+    "c1|c2|...", none need exist)."""
 
     def __init__(self, line):
         where, self.cause, self.one_pass, self.reason = line.rstrip("\n").split("\t", 3)
@@ -72,10 +73,11 @@ def compare(name, expectations, stalls, two_pass, table):
     """Returns a list of problems; fills table[cause] = [expected, matched]."""
     problems = []
     claimed = set()
+    named = {e.first for e in expectations if not e.catch_all and not e.is_range}
     for e in (e for e in expectations if not e.catch_all):
         want = e.cause_for(two_pass)
         table[want][0] += 1
-        inside = {f: c for f, c in stalls.items() if e.covers(f)}
+        inside = {f: c for f, c in stalls.items() if e.covers(f) and not (e.is_range and f in named)}
         claimed.update(inside)
         if not inside and e.optional:
             table[want][1] += 1
@@ -200,24 +202,26 @@ MIN_STALL_S = 0.010
 
 def quick_timer_copies(pcap, from_sender):
     """The data sender's tail-loss probes seen less than the minimum stall
-    duration after its own previous packet: a copy of its last segment, no
-    packet of the receiver in between (no ACK released it, so its timer
-    did), no loss signal (not a fast retransmission), and no recovery under
-    way (its previous packet was no copy: not the retransmissions that
-    follow a timeout).  On a LAN path the probe fires 2 SRTT after the last
-    segment, a few milliseconds when the receiver was slow to acknowledge:
-    the kernel counts it, and by spec section 3 it ends no stall."""
-    last, highest, quick = {}, collections.Counter(), 0
+    duration after the connection's previous packet, whichever side sent
+    it: a copy of its last segment, no loss signal (not a fast
+    retransmission), and no recovery under way (its own previous packet was
+    no copy: not the retransmissions that follow a timeout).  On a LAN path
+    the probe fires 2 SRTT after the last segment, a few milliseconds when
+    the receiver was slow to acknowledge (its ACKs of the rest may come in
+    between): the kernel counts it, and by spec section 3 it ends no stall."""
+    last_seen, own_copy, highest, quick = {}, {}, collections.Counter(), 0
     for q in tcp_packets(pcap):
         stream, mine, t = q["stream"], from_sender(q["sport"]), float(q["time"])
-        prev = last.get(stream)
         copy = bool(q["retx"] or q["spurious"])
-        if mine and copy and not q["fast"] and q["nxt"] and prev and prev[0] and not prev[2] and \
-                int(q["nxt"]) == highest[stream] and t - prev[1] < MIN_STALL_S:
+        if mine and copy and not q["fast"] and q["nxt"] and stream in last_seen and \
+                own_copy.get(stream) is False and int(q["nxt"]) == highest[stream] and \
+                t - last_seen[stream] < MIN_STALL_S:
             quick += 1
-        if mine and q["nxt"]:
-            highest[stream] = max(highest[stream], int(q["nxt"]))
-        last[stream] = (mine, t, copy)
+        if mine:
+            own_copy[stream] = copy
+            if q["nxt"]:
+                highest[stream] = max(highest[stream], int(q["nxt"]))
+        last_seen[stream] = t
     return quick
 
 

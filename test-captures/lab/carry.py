@@ -197,6 +197,13 @@ def carry_line(line, frames, vantage, firsts=(), held=lambda frame: False, unpro
     rest = widen_one_pass(rest)
     if where == "*":
         return line
+    if where.startswith("?"):
+        # A stall that may show there: at the other vantage too, if that
+        # packet got there.
+        carried = frames.frame(int(where[1:]))
+        if carried is None:
+            return "# sender frame %s never reached the %s: %s" % (where[1:], vantage, rest)
+        return "?%d\t%s" % (carried, rest)
     if "-" in where:
         lo, hi = (int(x) for x in where.split("-"))
         span = frames.span(lo, hi)
@@ -233,14 +240,14 @@ def drop_claimed_optionals(lines):
     """An optional label ("?N": a silence that may show there) yields to a
     definite label of the same frame: the packet that ends it at the other
     vantage is then also the sender's stall-ending packet (a fast
-    retransmission the held ACKs released, say), and its cause is known."""
+    retransmission the held ACKs released, say), and its cause is known.
+    A range yields to it (corpus_check: a line of its own outranks a range)."""
     definite = set()
     for line in lines:
         where = line.split("\t", 1)[0]
-        if line.startswith(("#", "?", "*")) or not where:
+        if line.startswith(("#", "?", "*")) or not where or "-" in where:
             continue
-        lo, _, hi = where.partition("-")
-        definite.update(range(int(lo), int(hi or lo) + 1))
+        definite.add(int(where))
     kept = []
     for line in lines:
         kept.extend(part for part in line.split("\n")

@@ -301,10 +301,17 @@ def make(sc, out_dir, vantages=False):
     else:
         pcaps, sidecar = run_live(sc, out_dir, vantages)
         sidecar["isns"] = label.handshake_isns(label.read_frames(pcaps["sender"]))
-    pcap = pcaps["sender"]
     with open(os.path.join(out_dir, sc.name + ".lab.json"), "w") as f:
         json.dump(sidecar, f, indent=1, sort_keys=True)
         f.write("\n")
+    write_labels(sc, out_dir, sidecar, pcaps)
+    return pcaps["sender"]
+
+
+def write_labels(sc, out_dir, sidecar, pcaps):
+    """The expected files of a scenario's captures, from the packets and the
+    sidecar: the sender's, then carried to every other vantage."""
+    pcap = pcaps["sender"]
     frames = label.read_frames(pcap)
     mss = scenarios.MSS6 if sidecar.get("ipv6") else scenarios.MSS4
     locator = label.Locator(frames, sidecar["isns"], sidecar["relay_log"], mss,
@@ -314,7 +321,20 @@ def make(sc, out_dir, vantages=False):
     for vantage, other in pcaps.items():
         if vantage != "sender":
             carry.carry(pcap, expected, other, other[:-len(".pcap")] + ".expected", vantage, sidecar)
-    return pcap
+
+
+def relabel(sc, out_dir):
+    """Writes the expected files of captures made before, again: after a
+    change of the labels (scenarios.py, label.py), not of the captures."""
+    with open(os.path.join(out_dir, sc.name + ".lab.json")) as f:
+        sidecar = json.load(f)
+    pcaps = {"sender": os.path.join(out_dir, sc.name + ".pcap")}
+    for vantage, suffix in VANTAGES.items():
+        other = os.path.join(out_dir, sc.name + suffix + ".pcap")
+        if vantage != "sender" and os.path.exists(other):
+            pcaps[vantage] = other
+    write_labels(sc, out_dir, sidecar, pcaps)
+    return pcaps["sender"]
 
 
 def main():
@@ -326,12 +346,25 @@ def main():
     ap.add_argument("--vantages", action="store_true",
                     help="also capture at the client and at a tap in the middle of the path, "
                          "and carry the labels there (NAME.receiver.*, NAME.middle.*)")
+    ap.add_argument("--relabel", action="store_true",
+                    help="write the named scenarios' expected files again for the captures already in "
+                         "--out, from their packets and sidecars (after a change of those labels, not of "
+                         "the scenarios' runs)")
     ap.add_argument("names", nargs="*", help="scenarios to make (default: all)")
     args = ap.parse_args()
     table = scenarios.by_name()
     if args.list:
         for sc in scenarios.SCENARIOS:
             print("%-28s %s" % (sc.name, sc.description))
+        return 0
+    if args.relabel:
+        # By name only: a scenario changed since its capture was made (a
+        # longer blackout, say) would relabel that capture with what it no
+        # longer is.
+        if not args.names:
+            sys.exit("--relabel needs the scenarios' names")
+        for name in args.names:
+            print(os.path.relpath(relabel(table[name], args.out)))
         return 0
     if os.geteuid() != 0:
         sys.exit("lab.py needs root: it creates network namespaces and TUN devices")

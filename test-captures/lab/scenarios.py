@@ -95,6 +95,10 @@ SCENARIOS = [
         [Expect("zero-window", ("closed_window_span",),
                 "the client's window was closed (below one MSS) while the server had the rest of "
                 "the response to send: every stall in this span waits for the reader"),
+         Expect("packet-delay", ("acks_ending_open_window_gaps",),
+                "the reader's ACK ended a gap begun with its window open (one MSS or more), which the "
+                "server's segment used up: the window at the stall's start was open, so the ACK's "
+                "delay (the reader's delayed-ACK timer) is the cause, if this gap is a stall"),
          Expect("client-idle", ("drain_span",),
                 "the server had sent everything; the reader drains its 8 KB buffer for about "
                 "2 s and its window updates end these gaps: nothing outstanding, no request")]),
@@ -350,7 +354,7 @@ SCENARIOS += [
         "modern",
         {"connections": [{"linger_ms": 0, "requests": [{"size": 20000, "think_ms": 38 if i == 3 else 0}
                                                         for i in range(6)]}]},
-        [Expect("data-unavailable", ("response", 4),
+        [Expect("data-unavailable", ("think_end", 4),
                 "the server slept 38 ms before its fourth response; every other gap of this LAN "
                 "path is a fraction of a millisecond, below the minimum stall duration")],
         link={"delay_ms": {"s2c": 0.05, "c2s": 0.05}}),
