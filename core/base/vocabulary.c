@@ -165,7 +165,7 @@ const char *tapo_vantage_name(tapo_vantage vantage)
 }
 
 static const char *const basis_names[TAPO_BASIS_COUNT] = {
-    "default", "handshake", "turnaround", "data", "direction", "preference", "ports", "hops"
+    "default", "handshake", "turnaround", "data", "direction", "preference", "ports", "hops", "same-host"
 };
 
 const char *tapo_basis_name(tapo_basis basis)

@@ -121,6 +121,7 @@ typedef enum {
     TAPO_BASIS_PREFERENCE,       /* forced by a preference */
     TAPO_BASIS_PORTS,            /* the server's port: a system port, or one below the ephemeral range */
     TAPO_BASIS_HOPS,             /* only one endpoint's packets crossed no router (their TTL) */
+    TAPO_BASIS_SAME_HOST,        /* both endpoints have one address: the capture is at both ends */
     TAPO_BASIS_COUNT
 } tapo_basis;
 

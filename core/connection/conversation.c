@@ -500,6 +500,8 @@ static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, co
     note_timestamps(c, self, peer, p, cfg);
     if (tapo_hops_note(&self->hops, p->ttl))
         c->turn_version++;   /* the vantage may read otherwise */
+    if (G_UNLIKELY(p->same_host) && tapo_hops_note_same_host(&self->hops))
+        c->turn_version++;
     for (int s = 0; s < 2; s++)
         tapo_view_gap_read(&c->ep[s], &c->ep[tapo_peer_of(s)], p, s == p->from, cfg, c->turn_version, &gaps[s]);
     tapo_view_gaps_settle(gaps, p, !c->has_prev, cfg);

@@ -44,6 +44,7 @@ typedef struct tapo_packet {
     uint32_t sack_right_raw[TAPO_MAX_SACK_BLOCKS];  /* raw right edges (one past the block) */
     uint16_t ip_id;              /* IPv4 identification; 0 when absent (IPv6) or unused */
     uint8_t ttl;                 /* IPv4 TTL or IPv6 hop limit as captured, hops; 0 unknown */
+    bool same_host;              /* its source and destination addresses are one (loopback, a host to itself) */
     const tapo_id_census *census;/* the IDs of the capture's IPv4 packets so far, this one included; NULL unknown */
     uint32_t id_order;           /* this packet's order in the census; 0 when not noted */
     bool has_timestamps;         /* the TCP timestamps option (RFC 7323) is present */

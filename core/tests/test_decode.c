@@ -15,6 +15,7 @@
 #include <wiretap/wtap.h>
 
 #include "wire/decode.h"
+#include "wire/flow_identity.h"
 
 /* An IPv4 packet: header of ihl words, TCP header of doff words with the
  * given options, payload bytes; total: the IP total length field (0 for
@@ -162,10 +163,32 @@ static void test_router_links(void)
                     TAPO_DECODE_MALFORMED);
 }
 
+/* A packet to its own address (loopback, a host talking to itself) is
+ * marked so: the capture point is at both ends (vantage.c); one between
+ * two addresses is not. */
+static void test_one_host_is_marked(void)
+{
+    tapo_segment_fields seg;
+    memset(&seg, 0, sizeof seg);
+    seg.ends.family = 6;
+    seg.ends.src[15] = seg.ends.dst[15] = 1;   /* ::1 */
+    seg.ends.sport = 52522;
+    seg.ends.dport = 80;
+    tapo_flow_identity id;
+    tapo_flow_identity_init(&id, &seg);
+    tapo_packet p;
+    tapo_flow_packet(&id, 1, 0.0, 0, &seg, &p);
+    g_assert_true(p.same_host);
+    seg.ends.dst[15] = 2;
+    tapo_flow_packet(&id, 2, 0.0, 0, &seg, &p);
+    g_assert_false(p.same_host);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/decode/quick_path", test_quick_path_decodes_as_the_general_one);
     g_test_add_func("/decode/router_links", test_router_links);
+    g_test_add_func("/decode/one_host", test_one_host_is_marked);
     return g_test_run();
 }

@@ -82,6 +82,26 @@ static void test_vantage_from_hops(void)
     g_assert_cmpint(tapo_vantage_infer(&none, &none, &routed, &changing, &basis), ==, TAPO_VANTAGE_SENDER);
 }
 
+/* Loopback (a proxy and its server on ::1, a database on 127.0.0.1): one
+ * address at both ends, every packet seen where it left and where it
+ * arrived at once.  The capture is at the sender whichever endpoint sends,
+ * whatever the turnarounds (the endpoints' own scheduling) suggest
+ * (test_decode.c: a packet to its own address says so). */
+static void test_vantage_of_one_host(void)
+{
+    tapo_basis basis;
+    tapo_turnaround part1 = turn(0.0014, TAPO_TURN_HANDSHAKE), part2 = turn(0.00002, TAPO_TURN_HANDSHAKE);
+    tapo_hops local = { 0 };
+    g_assert_true(tapo_hops_note_same_host(&local));
+    g_assert_false(tapo_hops_note_same_host(&local));
+    g_assert_cmpint(tapo_vantage_infer(&part1, &part2, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(tapo_vantage_infer(&part1, &part2, &local, &no_hops, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_SAME_HOST);
+    g_assert_cmpint(tapo_vantage_infer(&part2, &part1, &no_hops, &local, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpstr(tapo_basis_name(basis), ==, "same-host");
+
+}
+
 /* Minima: answers delayed by the endpoint only add; the recent minimum
  * follows queueing, and a response's head (think time) is not clean. */
 static void test_turnaround_minima(void)
@@ -408,6 +428,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/vantage/from-turnarounds", test_vantage_from_turnarounds);
     g_test_add_func("/vantage/from-hops", test_vantage_from_hops);
+    g_test_add_func("/vantage/of-one-host", test_vantage_of_one_host);
     g_test_add_func("/vantage/turnaround-minima", test_turnaround_minima);
     g_test_add_func("/vantage/timestamp-echo", test_timestamp_echo);
     g_test_add_func("/vantage/timestamp-clock", test_timestamp_clock);

@@ -49,6 +49,13 @@ bool tapo_hops_note(tapo_hops *h, uint8_t ttl)
     return home != tapo_hops_home(h);
 }
 
+bool tapo_hops_note_same_host(tapo_hops *h)
+{
+    bool first = !h->same_host;
+    h->same_host = true;
+    return first;
+}
+
 bool tapo_hops_home(const tapo_hops *h)
 {
     return !h->varies && (h->ttl == 64 || h->ttl == 128 || h->ttl == 255);
@@ -70,6 +77,14 @@ tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnar
 {
     bool have_s = sender->samples > 0, have_r = receiver->samples > 0;
     tapo_vantage by_hops;
+    if (sender_hops->same_host || receiver_hops->same_host) {
+        /* Loopback, or a host talking to itself: each packet was seen
+         * where it left and where it arrived at once, so at the sender
+         * whichever endpoint sends.  Its turnarounds are the endpoints'
+         * own scheduling, no path to place packets by. */
+        *basis = TAPO_BASIS_SAME_HOST;
+        return TAPO_VANTAGE_SENDER;
+    }
     *basis = TAPO_BASIS_TURNAROUND;
     if (have_s && have_r) {
         double path = sender->min_s + receiver->min_s;

@@ -78,19 +78,23 @@ double tapo_turn_recent(const tapo_turnaround *t);
 typedef struct tapo_hops {
     uint8_t ttl;                      /* the TTL its packets had here, hops; 0 unknown */
     bool varies;                      /* they were not all the same */
+    bool same_host;                   /* its packets went to its own address: no path at all */
 } tapo_hops;
 
 /* Notes a packet's TTL (0: unknown); true when what tapo_hops_home reads
  * changed. */
 bool tapo_hops_note(tapo_hops *h, uint8_t ttl);
 
+/* Notes a packet sent to its sender's own address; true the first time. */
+bool tapo_hops_note_same_host(tapo_hops *h);
+
 /* Every packet seen from the endpoint had crossed no router. */
 bool tapo_hops_home(const tapo_hops *h);
 
-/* The vantage for sender S and receiver R, and how it was decided: by the
- * turnarounds, and where they cannot tell (no samples, or a path below
- * the capture's clock resolution), by which endpoint's packets alone
- * crossed no router. */
+/* The vantage for sender S and receiver R, and how it was decided: at the
+ * sender when both have one address; else by the turnarounds, and where
+ * they cannot tell (no samples, or a path below the capture's clock
+ * resolution), by which endpoint's packets alone crossed no router. */
 tapo_vantage tapo_vantage_infer(const tapo_turnaround *sender, const tapo_turnaround *receiver,
                                 const tapo_hops *sender_hops, const tapo_hops *receiver_hops,
                                 tapo_basis *basis);

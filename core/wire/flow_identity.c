@@ -46,6 +46,7 @@ void tapo_flow_packet(tapo_flow_identity *id, uint32_t frame, double time_s, int
     }
     p->ip_id = seg->ip_id;
     p->ttl = seg->ttl;
+    p->same_host = memcmp(seg->ends.src, seg->ends.dst, sizeof seg->ends.src) == 0;
     p->has_timestamps = seg->has_timestamps;
     p->tsval = seg->tsval;
     p->tsecr = seg->tsecr;
