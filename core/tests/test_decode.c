@@ -180,7 +180,8 @@ static void test_one_host_is_marked(void)
     tapo_flow_packet(&id, 1, 0.0, 0, &seg, &p);
     g_assert_true(p.same_host);
     seg.ends.dst[15] = 2;
-    tapo_flow_packet(&id, 2, 0.0, 0, &seg, &p);
+    tapo_flow_identity_init(&id, &seg);
+    tapo_flow_packet(&id, 1, 0.0, 0, &seg, &p);
     g_assert_false(p.same_host);
 }
 

@@ -9,6 +9,7 @@
 void tapo_flow_identity_init(tapo_flow_identity *id, const tapo_segment_fields *first)
 {
     id->first = first->ends;
+    id->same_host = memcmp(first->ends.src, first->ends.dst, sizeof first->ends.src) == 0;
     tapo_wire_init(&id->wire);
 }
 
@@ -46,7 +47,7 @@ void tapo_flow_packet(tapo_flow_identity *id, uint32_t frame, double time_s, int
     }
     p->ip_id = seg->ip_id;
     p->ttl = seg->ttl;
-    p->same_host = memcmp(seg->ends.src, seg->ends.dst, sizeof seg->ends.src) == 0;
+    p->same_host = id->same_host;
     p->has_timestamps = seg->has_timestamps;
     p->tsval = seg->tsval;
     p->tsecr = seg->tsecr;

@@ -18,6 +18,7 @@
 
 typedef struct tapo_flow_identity {
     tapo_endpoints first;             /* as its first packet carried them: endpoint 0 sent it */
+    bool same_host;                   /* both endpoints have one address (loopback, a host to itself) */
     tapo_wire_state wire;
 } tapo_flow_identity;
 
