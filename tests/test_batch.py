@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import random
 import re
 import shutil
 import struct
@@ -209,7 +210,10 @@ class BadInput(unittest.TestCase):
         with open(good, "rb") as f:
             data = f.read()
         truncated = self.write("truncated.pcap", data[:len(data) // 2 + 7])
-        garbage = self.write("garbage.pcap", os.urandom(4096))
+        # Random bytes from a fixed seed: Wireshark's Ixia IxVeriWave (.vwr)
+        # heuristic takes about one random 4 KB file in 700 for a capture
+        # with no packets (CI at cb281df met one), and this one it does not.
+        garbage = self.write("garbage.pcap", random.Random(20151201).randbytes(4096))
         header = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 147)   # LINKTYPE_USER0
         unknown = self.write("unknown-link.pcap", header + struct.pack("<IIII", 0, 0, 60, 60) + bytes(60))
         cut = os.path.join(self.tmp, "cut.pcap")
