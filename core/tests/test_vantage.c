@@ -99,7 +99,6 @@ static void test_vantage_of_one_host(void)
     g_assert_cmpint(basis, ==, TAPO_BASIS_SAME_HOST);
     g_assert_cmpint(tapo_vantage_infer(&part2, &part1, &no_hops, &local, &basis), ==, TAPO_VANTAGE_SENDER);
     g_assert_cmpstr(tapo_basis_name(basis), ==, "same-host");
-
 }
 
 /* Minima: answers delayed by the endpoint only add; the recent minimum

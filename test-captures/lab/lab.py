@@ -326,9 +326,13 @@ def write_labels(sc, out_dir, sidecar, pcaps):
 def relabel(sc, out_dir):
     """Writes the expected files of captures made before, again: after a
     change of the labels (scenarios.py, label.py), not of the captures."""
-    with open(os.path.join(out_dir, sc.name + ".lab.json")) as f:
-        sidecar = json.load(f)
     pcaps = {"sender": os.path.join(out_dir, sc.name + ".pcap")}
+    sidecar_path = os.path.join(out_dir, sc.name + ".lab.json")
+    missing = [p for p in (pcaps["sender"], sidecar_path) if not os.path.exists(p)]
+    if missing:
+        sys.exit("--relabel: %s: no such file (relabel reads a capture already made)" % ", ".join(missing))
+    with open(sidecar_path) as f:
+        sidecar = json.load(f)
     for vantage, suffix in VANTAGES.items():
         other = os.path.join(out_dir, sc.name + suffix + ".pcap")
         if vantage != "sender" and os.path.exists(other):
@@ -357,6 +361,9 @@ def main():
         for sc in scenarios.SCENARIOS:
             print("%-28s %s" % (sc.name, sc.description))
         return 0
+    unknown = [n for n in args.names if n not in table]
+    if unknown:
+        sys.exit("unknown scenario(s): %s (see --list)" % ", ".join(unknown))
     if args.relabel:
         # By name only: a scenario changed since its capture was made (a
         # longer blackout, say) would relabel that capture with what it no
@@ -369,9 +376,6 @@ def main():
     if os.geteuid() != 0:
         sys.exit("lab.py needs root: it creates network namespaces and TUN devices")
     names = args.names or [sc.name for sc in scenarios.SCENARIOS]
-    unknown = [n for n in names if n not in table]
-    if unknown:
-        sys.exit("unknown scenario(s): %s (see --list)" % ", ".join(unknown))
     os.makedirs(args.out, exist_ok=True)
     if args.snaplen is not None:
         for sc in table.values():
