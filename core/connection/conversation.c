@@ -216,6 +216,7 @@ static bool silent_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
     memset(&facts, 0, sizeof facts);
     tapo_sender_snapshot(&peer->tx, &snap, &facts);
     snap.rto_s = peer->rtt.rto_s;
+    snap.srtt = peer->rtt.has_sample ? tapo_opt_s_of(peer->rtt.srtt_s) : tapo_opt_s_none();
     return tapo_silence_outlasts_timer(&snap, p->time_s - last.s);
 }
 
@@ -288,9 +289,12 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
                                           (p->payload_len > 0 || (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN))));
     /* p acknowledging the peer's data the capture never saw (one direction
      * only): its sender heard the peer speak before it sent p. */
-    if (tapo_sender_acked_unseen(&peer->tx, p))
+    uint64_t heard_unseen = tapo_sender_acked_unseen(&peer->tx, p);
+    if (heard_unseen)
         tapo_sender_peer_spoke(&self->tx, NULL);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
+    /* More than a FIN's one sequence number: the peer's payload. */
+    tx->heard_unseen_payload = heard_unseen > 1;
     /* A request for the peer: payload it never had (new data, or the copy
      * of an original lost on its way); a keep-alive, a window probe or the
      * copy of what it acknowledged asks nothing. */
@@ -381,6 +385,8 @@ static bool build_views(tapo_conv *c, const tapo_packet *p, const tapo_view_gap 
             .acked_after_s = s != p->from && rx->rtt_valid ? tapo_opt_s_of(p->time_s - rx->rtt_seen_s)
                                                             : tapo_opt_s_none(),
             .ids_skipped = s == p->from ? e->ip_ids.unclaimed_skipped : 0,
+            .ids_prove_none_unseen = s == p->from && tx->none_unseen,
+            .heard_unseen_payload = s == p->from && tx->heard_unseen_payload,
             .acks_all = s != p->from && !tapo_sender_outstanding(&e->tx),
             .reveals_data = s != p->from && rx->revealed_bytes > 0,
             .revealed_bytes = s != p->from ? rx->revealed_bytes : 0,

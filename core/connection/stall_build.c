@@ -4,7 +4,54 @@
  */
 #include "connection/stall_build.h"
 
+#include <math.h>
+
 #include "sender/recovery.h"
+
+/* A sender with data outstanding retransmits it when its timer expires,
+ * within its RTO (no backoff is running while nothing was resent).  One
+ * that stayed silent far longer, until the receiver's packet that
+ * acknowledges everything, had the ACK already: the capture does not show
+ * it (spec section 8, "the sender's silence").  Its state at the stall's
+ * start is then nothing outstanding. */
+bool tapo_silence_outlasts_timer(const tapo_snapshot *snap, double gap_s)
+{
+    bool no_recovery = snap->retrans_out == 0 &&
+                       (snap->ca_state == TAPO_CA_OPEN || snap->ca_state == TAPO_CA_DISORDER);
+    double floor_s = snap->srtt.known ? TAPO_SILENCE_FLOOR_S : TAPO_SILENCE_FLOOR_UNSAMPLED_S;
+    double timer_bound_s = fmax(TAPO_SILENCE_RTOS * snap->rto_s, floor_s);
+    /* A receiver that reported a hole (SACK) saw a loss: not this case. */
+    return snap->packets_out != 0 && no_recovery && snap->sacked_out == 0 && snap->holes == 0 &&
+           snap->window_closed_frame == 0 && gap_s >= timer_bound_s;
+}
+
+/* Whether the capture shows that the sender sent nothing in the gap (no
+ * copy of its outstanding data): at the sender it sees all it sends;
+ * elsewhere a copy lost before the capture point would look the same,
+ * unless the receiver's packet now acknowledges everything, or the
+ * sender's own next packet carries the IP ID after its previous one's
+ * (spec section 8: consecutive IDs across a gap, nothing was sent). */
+static bool silence_seen(const tapo_snapshot *snap, const tapo_cur_input *in)
+{
+    const tapo_cur *cur = &snap->cur;
+    if (cur->dir == TAPO_DIR_IN)
+        return snap->vantage == TAPO_VANTAGE_SENDER || cur->acks_all;
+    /* The sender's own packet: one its timer sent (a copy, a probe) is
+     * the timer at work, not its silence. */
+    if (cur->retransmission || cur->handshake_retransmission || cur->window_probe || in->tx->gives_up)
+        return false;
+    return snap->vantage == TAPO_VANTAGE_SENDER || in->ids_prove_none_unseen;
+}
+
+static void acked_in_silence(tapo_snapshot *snap, const tapo_cur_input *in, double gap_s)
+{
+    if (!silence_seen(snap, in) || !tapo_silence_outlasts_timer(snap, gap_s))
+        return;
+    snap->packets_out = 0;
+    snap->sacked_out = 0;
+    snap->holes = 0;
+    snap->inferred |= TAPO_INFERRED_ACK_UNSEEN;
+}
 
 /* The sender's own packet. */
 static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_facts *facts)
@@ -37,6 +84,13 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
     cur->ids_skipped_unclaimed = in->away ? in->ids_skipped : 0;
     cur->may_resend_unseen = in->away && tx->kind == TAPO_TX_NEW && snap->packets_out == 0 && !tx->unseen_counted &&
                              snap->queued_more && !snap->request_pending && timer_silence;
+    acked_in_silence(snap, in, facts->duration_s);
+    /* It acknowledges the peer's payload that the capture never saw (one
+     * direction only, or a capture that drops): the peer spoke after the
+     * sender's previous packet, and that reached the sender before cur: a
+     * request, pending at cur (spec rule 3). */
+    if (in->heard_unseen_payload && !tx->gives_up && !cur->retransmission)
+        snap->request_pending = true;
     if (!resent)
         return;
     /* What the retransmission revealed about the sender at the stall's
@@ -57,39 +111,6 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
     }
     tapo_cur_reveals reveals = tapo_tx_reveals(tx);
     tapo_facts_add_cur(facts, &reveals);
-}
-
-/* A sender with data outstanding retransmits it when its timer expires,
- * within its RTO (no backoff is running while nothing was resent).  One
- * that stayed silent far longer, until the receiver's packet that
- * acknowledges everything, had the ACK already: the capture does not show
- * it (spec section 8, "the sender's silence").  Its state at the stall's
- * start is then nothing outstanding. */
-bool tapo_silence_outlasts_timer(const tapo_snapshot *snap, double gap_s)
-{
-    bool no_recovery = snap->retrans_out == 0 &&
-                       (snap->ca_state == TAPO_CA_OPEN || snap->ca_state == TAPO_CA_DISORDER);
-    double timer_bound_s = TAPO_SILENCE_RTOS * snap->rto_s;
-    if (timer_bound_s < TAPO_SILENCE_FLOOR_S)
-        timer_bound_s = TAPO_SILENCE_FLOOR_S;
-    /* A receiver that reported a hole (SACK) saw a loss: not this case. */
-    return snap->packets_out != 0 && no_recovery && snap->sacked_out == 0 && snap->holes == 0 &&
-           snap->window_closed_frame == 0 && gap_s >= timer_bound_s;
-}
-
-static void acked_in_silence(tapo_snapshot *snap, double gap_s)
-{
-    const tapo_cur *cur = &snap->cur;
-    /* At the sender the capture shows its silence; elsewhere a copy lost
-     * before the capture point would look the same, unless the receiver
-     * now acknowledges everything. */
-    bool silence_seen = snap->vantage == TAPO_VANTAGE_SENDER || cur->acks_all;
-    if (cur->dir != TAPO_DIR_IN || !silence_seen || !tapo_silence_outlasts_timer(snap, gap_s))
-        return;
-    snap->packets_out = 0;
-    snap->sacked_out = 0;
-    snap->holes = 0;
-    snap->inferred |= TAPO_INFERRED_ACK_UNSEEN;
 }
 
 /* A packet from the sender's peer. */
@@ -140,7 +161,7 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
     /* A window update that ends the stall is known at the packet itself. */
     if (in->window_opened && snap->window_closed_frame != 0)
         facts->window_open_frame = in->frame;
-    acked_in_silence(snap, facts->duration_s);
+    acked_in_silence(snap, in, facts->duration_s);
 }
 
 /* The sender sent more than a window of data inside the gap that the

@@ -24,10 +24,13 @@
 /* A sender silent this many of its RTOs, and at least this long, with data
  * outstanding and no retransmission, had the ACK (stall_build.c): its
  * timer would have fired within one RTO; the margin covers an RTO the
- * capture underestimates, and 3 s is the longest first timeout of any
- * standard stack (RFC 1122's initial RTO). */
+ * capture underestimates.  The floors are the longest timeout of any
+ * standard stack: with an RTT sample, RFC 6298's minimum RTO (1 s; Linux
+ * and Windows take 200 and 300 ms); without one, its first timeout (RFC
+ * 1122's initial RTO, 3 s). */
 #define TAPO_SILENCE_RTOS 3.0
-#define TAPO_SILENCE_FLOOR_S 3.0      /* seconds */
+#define TAPO_SILENCE_FLOOR_S 1.0            /* seconds, with an RTT sample */
+#define TAPO_SILENCE_FLOOR_UNSAMPLED_S 3.0  /* seconds, without one */
 
 /* The packet that ended the gap, as the view's sender saw it. */
 typedef struct tapo_cur_input {
@@ -47,6 +50,8 @@ typedef struct tapo_cur_input {
     uint16_t ids_skipped;         /* own: IP IDs skipped before it that no packet carried, not counted (endpoint.c), count */
     uint32_t frame;               /* its frame */
     uint64_t bytes_sent;          /* the sender's payload up to and including it, bytes */
+    bool ids_prove_none_unseen;   /* own: its IP ID follows the previous one's: nothing was sent in between */
+    bool heard_unseen_payload;    /* own: it acknowledges payload of the peer's that the capture never saw */
     bool syn, fin, rst;           /* it carries a SYN, a FIN, a RST */
     tapo_opt_s since_tx_s;        /* the packet's own sender: its time since its previous transmission, seconds */
     double rto_min_s;             /* the minimum RTO (preference), seconds */

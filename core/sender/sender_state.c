@@ -348,10 +348,11 @@ static bool peer_ack(const tapo_sender *s, const tapo_packet *p, int64_t *ack)
     return true;
 }
 
-bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
+uint64_t tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p)
 {
     int64_t ack;
-    return peer_ack(s, p, &ack) && ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
+    bool unseen = peer_ack(s, p, &ack) && ack > s->snd_nxt && ack - s->snd_nxt <= TAPO_ACK_AHEAD_LIMIT;
+    return unseen ? (uint64_t)(ack - s->snd_nxt) : 0;
 }
 
 bool tapo_sender_request_unheard(const tapo_sender *s, const tapo_packet *p, double *since_s)

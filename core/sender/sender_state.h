@@ -185,6 +185,8 @@ typedef struct tapo_tx_info {
     uint32_t packets_out_at_sender;/* then: segments the sender had outstanding */
     unsigned inferred;            /* tapo_inferred bits */
     bool unseen_counted;          /* the sender's IP IDs counted (proven) what it sent unseen before this packet */
+    bool none_unseen;             /* of which nothing: its ID follows the previous one's */
+    bool heard_unseen_payload;    /* it acknowledges payload of the peer's that the capture never saw */
     /* Evidence about the retransmitted range (frame numbers; 0 none captured). */
     uint32_t orig_frame;          /* its first transmission */
     uint32_t first_retx_frame;    /* its first retransmission, the one whose trigger first_retrans is */
@@ -269,9 +271,9 @@ tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_pack
 /* Whether the sender has data outstanding (sent, not acknowledged). */
 bool tapo_sender_outstanding(const tapo_sender *s);
 
-/* Whether p (the peer's) acknowledges data of the sender's the capture
- * never saw. */
-bool tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p);
+/* How much of the sender's data that the capture never saw p (the peer's)
+ * acknowledges, sequence numbers; 0 none. */
+uint64_t tapo_sender_acked_unseen(const tapo_sender *s, const tapo_packet *p);
 
 /* Whether p (the peer's) acknowledges everything the sender has sent: its
  * sender had received it all when it sent p. */

@@ -452,6 +452,97 @@ static void test_silence_is_no_rtt_sample(void)
     tb_free(&b);
 }
 
+/* The capture misses the client's ACK of a short answer, and the client's
+ * next request acknowledges it.  With an RTT sample, the server's timer
+ * (RTO 0.3 s) fires within RFC 6298's minimum of 1 s on any standard
+ * stack: silent 1.2 s with the answer outstanding and not resent, it had
+ * the ACK, and the gap is the client's idle time.  Silent 0.95 s (three
+ * RTOs, but below that minimum), a stack with a 1 s minimum RTO could
+ * still have been waiting: the data stays outstanding (packet-delay). */
+static void test_silence_past_the_minimum_rto(void)
+{
+    const double silences[] = { 1.2, 0.95 };
+    for (int i = 0; i < 2; i++) {
+        tb b;
+        start(&b, 5000000);
+        request(&b, 0.1001);
+        server_last(&b, 0.2, 0, SHORT);
+        uint32_t next = tb_data(&b, CLIENT, 0.2 + silences[i], 1 + REQ, REQ, 1 + SHORT);
+        assert_both(&b, next, i == 0 ? TAPO_CAUSE_CLIENT_IDLE : TAPO_CAUSE_PACKET_DELAY);
+        g_assert_cmpuint(tb_record(&b, next)->snap.packets_out, ==, i == 0 ? 0 : 1);
+        tb_free(&b);
+    }
+}
+
+/* The capture misses the client's ACK of the server's message, and the
+ * server's own next message, 1.5 s later, is new data, no copy: at the
+ * server the capture shows it sent nothing in between, so its timer had
+ * nothing to resend: it had the ACK, and the gap is a pause between its
+ * messages (resource-constraint), not late packets. */
+static void test_own_packet_after_silence(void)
+{
+    tb b;
+    start(&b, 5000000);
+    request(&b, 0.1001);
+    server_last(&b, 0.2, 0, SHORT);
+    client_ack(&b, 0.3, 1 + SHORT);
+    tb_data(&b, SERVER, 0.5, 1 + SHORT, 50, 1 + REQ);   /* its ACK: not captured */
+    uint32_t next = tb_data(&b, SERVER, 2.0, 1 + SHORT + 50, 50, 1 + REQ);
+    assert_both(&b, next, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+    g_assert_true(tb_record(&b, next)->snap.inferred & TAPO_INFERRED_ACK_UNSEEN);
+    tb_free(&b);
+}
+
+/* The same away from the server (50 ms each side of the capture point):
+ * a copy lost before the capture point would look the same, unless the
+ * server's IP IDs show it sent nothing in between (spec section 8).  IDs
+ * that step by one: resource-constraint.  IDs that skip two: the server
+ * may have resent the message twice, lost on its way: not a pause. */
+static void test_own_packet_after_silence_away(void)
+{
+    for (int skip = 0; skip < 2; skip++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        b.use_ip_id = true;
+        tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+        tb_packet(&b, SERVER, 0.1, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+        tb_packet(&b, CLIENT, 0.2, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+        for (int r = 0; r < 3; r++) {                 /* turnarounds both ways: the capture is in the middle */
+            double t = 0.3 + r * 0.3;
+            tb_data(&b, CLIENT, t, 1 + r * REQ, REQ, 1 + r * 100);
+            tb_data(&b, SERVER, t + 0.1001, 1 + r * 100, 100, 1 + (r + 1) * REQ);
+            tb_ack(&b, CLIENT, t + 0.2002, 1 + (r + 1) * 100, 1 + (r + 1) * REQ, WIN);
+        }
+        tb_data(&b, SERVER, 1.3, 301, 50, 1 + 3 * REQ);  /* its ACK: not captured */
+        b.next_ip_id[SERVER] += skip ? 2 : 0;
+        uint32_t next = tb_data(&b, SERVER, 2.8, 351, 50, 1 + 3 * REQ);
+        g_assert_cmpint(tb_record(&b, next)->snap.vantage, ==, TAPO_VANTAGE_MIDDLE);
+        if (skip)
+            g_assert_cmpint(tb_verdict(&b, next, true).cause, !=, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+        else
+            assert_both(&b, next, TAPO_CAUSE_RESOURCE_CONSTRAINT);
+        tb_free(&b);
+    }
+}
+
+/* The capture misses the client's second request (a capture of one
+ * direction, or one that drops): the server's answer, 0.6 s after its
+ * previous packet, acknowledges it.  The request reached the server
+ * before that answer, which answers it: the server's think time
+ * (data-unavailable), not a pause mid-response. */
+static void test_answer_to_an_unseen_request(void)
+{
+    tb b;
+    start(&b, 5000000);
+    request(&b, 0.1001);
+    server_last(&b, 0.2, 0, SHORT);
+    client_ack(&b, 0.3, 1 + SHORT);
+    uint32_t answer = tb_data(&b, SERVER, 0.9, 1 + SHORT, SHORT, 1 + 2 * REQ);  /* request 2: not captured */
+    assert_both(&b, answer, TAPO_CAUSE_DATA_UNAVAILABLE);
+    g_assert_true(tb_record(&b, answer)->snap.request_pending);
+    tb_free(&b);
+}
+
 /* The capture misses the server's response (one direction seen, or a
  * capture that drops): the client's ACK after its request acknowledges it
  * and D-SACKs its start, so it arrived twice: the server sent it twice in
@@ -871,6 +962,10 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/application-stalls", test_application_stalls);
     g_test_add_func("/conversation/tail", test_tail);
     g_test_add_func("/conversation/silence-is-no-rtt-sample", test_silence_is_no_rtt_sample);
+    g_test_add_func("/conversation/silence-past-the-minimum-rto", test_silence_past_the_minimum_rto);
+    g_test_add_func("/conversation/own-packet-after-silence", test_own_packet_after_silence);
+    g_test_add_func("/conversation/own-packet-after-silence-away", test_own_packet_after_silence_away);
+    g_test_add_func("/conversation/answer-to-an-unseen-request", test_answer_to_an_unseen_request);
     g_test_add_func("/conversation/dsack-of-unseen-response", test_dsack_of_unseen_response);
     g_test_add_func("/conversation/unseen-copy-fills-reported-hole", test_unseen_copy_fills_reported_hole);
     g_test_add_func("/conversation/unseen-fin", test_unseen_fin);
