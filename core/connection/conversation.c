@@ -294,7 +294,8 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
         tapo_sender_peer_spoke(&self->tx, NULL);
     tapo_sender_on_send(&self->tx, p, &ctx, tx);
     /* More than a FIN's one sequence number: the peer's payload. */
-    tx->heard_unseen_payload = heard_unseen > 1;
+    if (heard_unseen > 1)
+        tx->heard_unseen_payload = true;
     /* A request for the peer: payload it never had (new data, or the copy
      * of an original lost on its way); a keep-alive, a window probe or the
      * copy of what it acknowledged asks nothing. */

@@ -497,7 +497,8 @@ void tapo_sender_on_send(tapo_sender *s, const tapo_packet *p, const tapo_send_c
     if (!p->header_valid)
         return;
     tx->unseen_counted = ctx->unseen_packets.known;
-    tx->none_unseen = ctx->unseen_packets.known && ctx->unseen_packets.n == 0;
+    if (ctx->unseen_packets.known && ctx->unseen_packets.n == 0)
+        tx->none_unseen = true;
     tx->has_ts = p->has_timestamps;
     tx->tsval = p->tsval;
     take_packet(s, p, ctx, tx);
