@@ -452,6 +452,15 @@ static void test_silence_is_no_rtt_sample(void)
     tb_free(&b);
 }
 
+/* A request answered by one short segment, its ACK captured (0.3 s). */
+static void answered_request(tb *b)
+{
+    start(b, 5000000);
+    request(b, 0.1001);
+    server_last(b, 0.2, 0, SHORT);
+    client_ack(b, 0.3, 1 + SHORT);
+}
+
 /* The capture misses the client's ACK of a short answer, and the client's
  * next request acknowledges it.  With an RTT sample, the server's timer
  * (RTO 0.3 s) fires within RFC 6298's minimum of 1 s on any standard
@@ -482,10 +491,7 @@ static void test_silence_past_the_minimum_rto(void)
 static void test_own_packet_after_silence(void)
 {
     tb b;
-    start(&b, 5000000);
-    request(&b, 0.1001);
-    server_last(&b, 0.2, 0, SHORT);
-    client_ack(&b, 0.3, 1 + SHORT);
+    answered_request(&b);
     tb_data(&b, SERVER, 0.5, 1 + SHORT, 50, 1 + REQ);   /* its ACK: not captured */
     uint32_t next = tb_data(&b, SERVER, 2.0, 1 + SHORT + 50, 50, 1 + REQ);
     assert_both(&b, next, TAPO_CAUSE_RESOURCE_CONSTRAINT);
@@ -533,10 +539,7 @@ static void test_own_packet_after_silence_away(void)
 static void test_answer_to_an_unseen_request(void)
 {
     tb b;
-    start(&b, 5000000);
-    request(&b, 0.1001);
-    server_last(&b, 0.2, 0, SHORT);
-    client_ack(&b, 0.3, 1 + SHORT);
+    answered_request(&b);
     uint32_t answer = tb_data(&b, SERVER, 0.9, 1 + SHORT, SHORT, 1 + 2 * REQ);  /* request 2: not captured */
     assert_both(&b, answer, TAPO_CAUSE_DATA_UNAVAILABLE);
     g_assert_true(tb_record(&b, answer)->snap.request_pending);
