@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """The fresh rounds (README.md, "A fresh round", "A second fresh round",
 "A third fresh round", "A fourth fresh round", "A fifth fresh round", "A
-sixth fresh round", "A seventh fresh round", "An eighth fresh round")
+sixth fresh round", "A seventh fresh round", "An eighth fresh round", "A
+ninth fresh round")
 scored against TAPO.
 
 fresh.tsv (the first round) and fresh2.tsv (the second, on the
 collections' other captures) hold rows read blind from captures of two
 public collections that are not in ../shared/real-captures; fresh3.tsv
 (the third), fresh4.tsv (the fourth), fresh5.tsv (the fifth), fresh6.tsv
-(the sixth), fresh7.tsv (the seventh) and fresh8.tsv (the eighth) from
+(the sixth), fresh7.tsv (the seventh), fresh8.tsv (the eighth) and
+fresh9.tsv (the ninth) from
 zeek's test traces.  CI cannot score them.  To score them, get the captures once (any copy of the
 repositories at the commits the tables name), in one folder: the first
 two collections' named OWNER__BASENAME, zeek's named zeek3__ and the path
@@ -20,7 +22,7 @@ under testing/btest/Traces with "/" as "__":
 
 then:
 
-    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|3|4|5|6|7|8]
+    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|3|4|5|6|7|8|9]
 
 TAPO is right on a row when its two-pass verdict at the frame is in the
 expected set ("none": it reports no stall there), as in verdict_set.py.
@@ -37,7 +39,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Each round and its table.
 ROUNDS = (("1", "fresh.tsv"), ("2", "fresh2.tsv"), ("3", "fresh3.tsv"), ("4", "fresh4.tsv"), ("5", "fresh5.tsv"),
-          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"), ("8", "fresh8.tsv"))
+          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"), ("8", "fresh8.tsv"), ("9", "fresh9.tsv"))
 
 
 def main():
