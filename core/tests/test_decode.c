@@ -4,7 +4,8 @@
  * raw IP frame (general path), for headers the quick path takes and for
  * those it leaves to the general one.  Routers' serial links (Cisco HDLC,
  * Frame Relay in each of its encapsulations) and MPLS label stacks decode
- * to what the raw IP frame gives, and a header cut short is truncated.
+ * to what the raw IP frame gives, and a header cut short is truncated; so
+ * does TCP inside UDP tunnels.
  * Plain C + GLib, with the frames library.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -163,6 +164,102 @@ static void test_router_links(void)
                     TAPO_DECODE_MALFORMED);
 }
 
+/* An IPv6 packet carrying a TCP header and payload bytes. */
+static guint ipv6_tcp(uint8_t *p, unsigned payload)
+{
+    guint n = 40 + 20 + payload;
+    memset(p, 0, n);
+    p[0] = 0x60;
+    p[4] = (uint8_t)((n - 40) >> 8), p[5] = (uint8_t)(n - 40), p[6] = 6, p[7] = 64;
+    p[8] = 0x20, p[9] = 0x01, p[23] = 1;           /* 2001::1 */
+    p[24] = 0x20, p[25] = 0x01, p[39] = 2;         /* 2001::2 */
+    uint8_t *t0 = p + 40;
+    memcpy(t0, (uint8_t[]){ 0xd0, 0x86, 0x00, 0x50, 1, 2, 3, 4, 5, 6, 7, 8 }, 12);
+    t0[12] = 0x50, t0[13] = 0x18, t0[14] = 0xff, t0[15] = 0x10;
+    return n;
+}
+
+/* An Ethernet frame of IPv4 and UDP from sport to dport, the tunnel
+ * header of hlen bytes, then the inner packet; returns its length. */
+static guint in_udp(uint8_t *frame, uint16_t sport, uint16_t dport, const uint8_t *header, guint hlen,
+                    const uint8_t *inner, guint ilen)
+{
+    static const uint8_t eth[14] = { 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x08, 0x00 };
+    guint udp = 8 + hlen + ilen, ip = 20 + udp;
+    memcpy(frame, eth, 14);
+    uint8_t *v4 = frame + 14, *u = v4 + 20;
+    memset(v4, 0, 20);
+    v4[0] = 0x45, v4[2] = (uint8_t)(ip >> 8), v4[3] = (uint8_t)ip, v4[4] = 0x77, v4[8] = 64, v4[9] = 17;
+    memcpy(v4 + 12, (uint8_t[]){ 192, 0, 2, 1, 192, 0, 2, 2 }, 8);
+    u[0] = (uint8_t)(sport >> 8), u[1] = (uint8_t)sport, u[2] = (uint8_t)(dport >> 8), u[3] = (uint8_t)dport;
+    u[4] = (uint8_t)(udp >> 8), u[5] = (uint8_t)udp, u[6] = u[7] = 0;
+    memcpy(u + 8, header, hlen);
+    memcpy(u + 8 + hlen, inner, ilen);
+    return 14 + ip;
+}
+
+/* The inner packet of a frame decodes as the packet alone (raw IP). */
+static void tunnelled(const uint8_t *frame, guint n, const uint8_t *inner, guint ilen)
+{
+    tapo_segment_fields tunnel, raw;
+    memset(&tunnel, 0xa5, sizeof tunnel);
+    memset(&raw, 0x5a, sizeof raw);
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_ETHERNET, frame, n, n, &tunnel), ==, TAPO_DECODE_TCP);
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_RAW_IP, inner, ilen, ilen, &raw), ==, TAPO_DECODE_TCP);
+    same_fields(&tunnel, &raw);
+    g_assert_cmpint(tapo_decode_frame_endpoints(WTAP_ENCAP_ETHERNET, frame, n, n, &tunnel), ==, TAPO_DECODE_TCP);
+    g_assert_cmpmem(tunnel.ends.src, 16, raw.ends.src, 16);
+}
+
+/* TCP inside the UDP tunnels Wireshark decodes by port (VXLAN, Geneve,
+ * GTP-U, Teredo, AYIYA) is TCP like any other; the same bytes on another
+ * port, or behind a header that is not the tunnel's, are no TCP. */
+static void test_udp_tunnels(void)
+{
+    uint8_t v4[200], v6[200], eth_v4[214], frame[400];
+    guint n4 = ipv4_tcp(v4, 5, 5, NULL, 0, 30, -1, 0, 6), n6 = ipv6_tcp(v6, 30);
+    static const uint8_t eth[14] = { 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 4, 0x08, 0x00 };
+    memcpy(eth_v4, eth, 14);
+    memcpy(eth_v4 + 14, v4, n4);
+    guint neth = 14 + n4;
+
+    static const uint8_t vxlan[] = { 0x08, 0, 0, 0, 0, 0, 0x2a, 0 };                  /* I flag, VNI 42 */
+    uint8_t h[300];
+    memcpy(h, vxlan, sizeof vxlan);
+    memcpy(h + sizeof vxlan, eth_v4, neth);
+    tunnelled(frame, in_udp(frame, 51000, 4789, h, sizeof vxlan + neth, h, 0), v4, n4);
+
+    static const uint8_t geneve[] = { 0x01, 0, 0x65, 0x58, 0, 0, 0x2a, 0, 1, 2, 3, 4 };  /* one option word */
+    memcpy(h, geneve, sizeof geneve);
+    memcpy(h + sizeof geneve, eth_v4, neth);
+    tunnelled(frame, in_udp(frame, 51000, 6081, h, sizeof geneve + neth, h, 0), v4, n4);
+
+    static const uint8_t gtp[] = { 0x34, 0xff, 0, 0, 0, 0, 0, 7, 0, 1, 0, 0x85,      /* E flag, one extension */
+                                   0x01, 0x09, 0x00, 0x00 };                          /* 4 bytes, none next */
+    tunnelled(frame, in_udp(frame, 2152, 2152, gtp, sizeof gtp, v6, n6), v6, n6);
+    static const uint8_t gtp_plain[] = { 0x30, 0xff, 0, 0, 0, 0, 0, 7 };            /* no optional fields */
+    tunnelled(frame, in_udp(frame, 2152, 2152, gtp_plain, sizeof gtp_plain, v4, n4), v4, n4);
+
+    static const uint8_t origin[] = { 0, 0, 0xf2, 0x27, 0x3f, 0xff, 0xfd, 0xfe };  /* origin indication */
+    tunnelled(frame, in_udp(frame, 3544, 61000, origin, sizeof origin, v6, n6), v6, n6);
+    tunnelled(frame, in_udp(frame, 61000, 3544, h, 0, v6, n6), v6, n6);
+
+    uint8_t ayiya[8 + 16 + 20];
+    memset(ayiya, 0, sizeof ayiya);
+    ayiya[0] = 0x41, ayiya[1] = 0x52, ayiya[2] = 0x11, ayiya[3] = 41;              /* 16-byte identity, 20-byte signature, forward, IPv6 */
+    tunnelled(frame, in_udp(frame, 5072, 5072, ayiya, sizeof ayiya, v6, n6), v6, n6);
+
+    tapo_segment_fields out;
+    guint n = in_udp(frame, 51000, 53, vxlan, sizeof vxlan, eth_v4, neth);         /* DNS's port */
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_ETHERNET, frame, n, n, &out), ==, TAPO_DECODE_OTHER);
+    static const uint8_t no_flag[] = { 0, 0, 0, 0, 0, 0, 0x2a, 0 };
+    n = in_udp(frame, 51000, 4789, no_flag, sizeof no_flag, eth_v4, neth);
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_ETHERNET, frame, n, n, &out), ==, TAPO_DECODE_OTHER);
+    ayiya[2] = 0x10;                                                                /* not forwarded */
+    n = in_udp(frame, 5072, 5072, ayiya, sizeof ayiya, v6, n6);
+    g_assert_cmpint(tapo_decode_frame(WTAP_ENCAP_ETHERNET, frame, n, n, &out), ==, TAPO_DECODE_OTHER);
+}
+
 /* A packet to its own address (loopback, a host talking to itself) is
  * marked so: the capture point is at both ends (vantage.c); one between
  * two addresses is not. */
@@ -191,5 +288,6 @@ int main(int argc, char **argv)
     g_test_add_func("/decode/quick_path", test_quick_path_decodes_as_the_general_one);
     g_test_add_func("/decode/router_links", test_router_links);
     g_test_add_func("/decode/one_host", test_one_host_is_marked);
+    g_test_add_func("/decode/udp_tunnels", test_udp_tunnels);
     return g_test_run();
 }

@@ -35,9 +35,16 @@
 #define IPPROTO_TCP_ 6
 #define IPPROTO_IPV6_IN 41
 #define IPPROTO_GRE_ 47
+#define IPPROTO_UDP_ 17
 #define IPPROTO_ICMP_ 1
 #define IPPROTO_ICMPV6_ 58
 #define TUNNEL_DEPTH_MAX 4            /* layers of encapsulation followed, count */
+/* UDP tunnels, by the ports Wireshark decodes them on (IANA). */
+#define UDP_PORT_GTP_U 2152           /* 3GPP TS 29.281 */
+#define UDP_PORT_TEREDO 3544          /* RFC 4380 */
+#define UDP_PORT_VXLAN 4789           /* RFC 7348 */
+#define UDP_PORT_AYIYA 5072           /* draft-massar-v6ops-ayiya */
+#define UDP_PORT_GENEVE 6081          /* RFC 8926 */
 
 typedef struct cursor {
     const uint8_t *p;
@@ -150,6 +157,7 @@ void tapo_decode_options(tapo_segment_fields *seg)
 /* ---- IP -------------------------------------------------------------- */
 
 static tapo_decode_result gre(cursor c, tapo_segment_fields *out);
+static tapo_decode_result udp(cursor c, uint32_t length, tapo_segment_fields *out);
 
 /* An ICMP or ICMPv6 error quoting the start of a TCP segment: the quoted
  * TCP header's first 16 bytes (ports, seq, ack, flags) as Wireshark reads
@@ -211,6 +219,10 @@ static tapo_decode_result ip_payload(cursor c, uint8_t proto, uint32_t length, t
         if (++c.depth > TUNNEL_DEPTH_MAX)
             return TAPO_DECODE_OTHER;
         return gre(c, out);
+    case IPPROTO_UDP_:
+        if (++c.depth > TUNNEL_DEPTH_MAX)
+            return TAPO_DECODE_OTHER;
+        return udp(c, length, out);
     case IPPROTO_ICMP_:
     case IPPROTO_ICMPV6_:
         return icmp_error(c, proto == IPPROTO_ICMPV6_, out);
@@ -358,6 +370,126 @@ static tapo_decode_result gre(cursor c, tapo_segment_fields *out)
     if (type == ETHERTYPE_TEB)
         return ethernet(c, out);
     return by_ethertype(c, type, out);
+}
+
+/* ---- UDP tunnels ---------------------------------------------------- */
+
+/* The IP packet a tunnel header announces, its version as said. */
+static tapo_decode_result inner_ip(cursor c, unsigned version, tapo_segment_fields *out)
+{
+    if (c.len < 1 || (c.p[0] >> 4) != version)
+        return TAPO_DECODE_OTHER;
+    return ip(c, out);
+}
+
+/* VXLAN (RFC 7348): 8 bytes, the I flag set, then an Ethernet frame. */
+static tapo_decode_result vxlan(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 8 || !(c.p[0] & 0x08))
+        return TAPO_DECODE_OTHER;
+    skip(&c, 8);
+    return ethernet(c, out);
+}
+
+/* Geneve (RFC 8926): version 0, 8 bytes and the options' length in 4-byte
+ * words, then what its protocol type (an ethertype) says. */
+static tapo_decode_result geneve(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 8 || (c.p[0] >> 6) != 0)
+        return TAPO_DECODE_OTHER;
+    uint16_t type = be16(c.p + 2);
+    if (!skip(&c, 8 + (uint32_t)(c.p[0] & 0x3f) * 4))
+        return TAPO_DECODE_OTHER;
+    return type == ETHERTYPE_TEB ? ethernet(c, out) : by_ethertype(c, type, out);
+}
+
+/* GTP-U (3GPP TS 29.281): version 1, protocol type GTP, a G-PDU (type 255)
+ * carries a user's IP packet after 8 bytes, 4 more when a sequence
+ * number, N-PDU number or extension flag is set, and the chained extension
+ * headers (each its length in 4-byte words first, the next one's type
+ * last). */
+static tapo_decode_result gtp_u(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 8 || (c.p[0] >> 5) != 1 || !(c.p[0] & 0x10) || c.p[1] != 0xff)
+        return TAPO_DECODE_OTHER;
+    bool optional = c.p[0] & 0x07, extension = c.p[0] & 0x04;
+    if (!skip(&c, 8))
+        return TAPO_DECODE_OTHER;
+    if (optional) {
+        if (c.len < 4)
+            return TAPO_DECODE_OTHER;
+        uint8_t next = c.p[3];
+        skip(&c, 4);
+        for (int n = 0; extension && next != 0; n++) {
+            if (n == 8 || c.len < 1 || c.p[0] == 0 || c.len < (uint32_t)c.p[0] * 4)
+                return TAPO_DECODE_OTHER;
+            uint32_t size = (uint32_t)c.p[0] * 4;
+            next = c.p[size - 1];
+            skip(&c, size);
+        }
+    }
+    if (c.len < 1)
+        return TAPO_DECODE_OTHER;
+    return inner_ip(c, c.p[0] >> 4 == 6 ? 6 : 4, out);
+}
+
+/* Teredo (RFC 4380): IPv6, after an authentication indicator (type 1:
+ * client identifier and authentication value of the lengths it gives, an
+ * 8-byte nonce and a confirmation byte) and an origin indication (type 0,
+ * 8 bytes), each optional, in that order. */
+static tapo_decode_result teredo(cursor c, tapo_segment_fields *out)
+{
+    if (c.len >= 4 && c.p[0] == 0 && c.p[1] == 1 &&
+        !skip(&c, 4 + (uint32_t)c.p[2] + c.p[3] + 8 + 1))
+        return TAPO_DECODE_OTHER;
+    if (c.len >= 2 && c.p[0] == 0 && c.p[1] == 0 && !skip(&c, 8))
+        return TAPO_DECODE_OTHER;
+    return inner_ip(c, 6, out);
+}
+
+/* AYIYA: an 8-byte header (identity length 2^n bytes in the first nibble,
+ * signature length in 4-byte words in the second byte's, the opcode in the
+ * third byte's low nibble: 1 forwards, the next header in the fourth),
+ * then the identity and the signature, then the packet. */
+static tapo_decode_result ayiya(cursor c, tapo_segment_fields *out)
+{
+    if (c.len < 8 || (c.p[2] & 0x0f) != 1 || (c.p[3] != IPPROTO_IPV6_IN && c.p[3] != IPPROTO_IPV4_IN))
+        return TAPO_DECODE_OTHER;
+    unsigned version = c.p[3] == IPPROTO_IPV6_IN ? 6 : 4;
+    if (!skip(&c, 8 + (1u << (c.p[0] >> 4)) + (uint32_t)(c.p[1] >> 4) * 4))
+        return TAPO_DECODE_OTHER;
+    return inner_ip(c, version, out);
+}
+
+/* A UDP datagram (RFC 768): TCP inside the tunnels Wireshark decodes by
+ * their ports, the tunnel's own header checked first; any other UDP is no
+ * TCP.  The datagram ends where its length says. */
+static tapo_decode_result udp(cursor c, uint32_t length, tapo_segment_fields *out)
+{
+    if (c.len < 8)
+        return TAPO_DECODE_OTHER;
+    uint16_t sport = be16(c.p), dport = be16(c.p + 2);
+    uint32_t datagram = be16(c.p + 4);
+    if (datagram < 8 || datagram > length)
+        return TAPO_DECODE_OTHER;
+    skip(&c, 8);
+    if (c.wire > datagram - 8)
+        c.wire = datagram - 8;
+    if (c.len > c.wire)
+        c.len = c.wire;
+#define ON(port) (sport == (port) || dport == (port))
+    if (dport == UDP_PORT_VXLAN)
+        return vxlan(c, out);
+    if (dport == UDP_PORT_GENEVE)
+        return geneve(c, out);
+    if (ON(UDP_PORT_GTP_U))
+        return gtp_u(c, out);
+    if (ON(UDP_PORT_TEREDO))
+        return teredo(c, out);
+    if (ON(UDP_PORT_AYIYA))
+        return ayiya(c, out);
+#undef ON
+    return TAPO_DECODE_OTHER;
 }
 
 static tapo_decode_result ppp_protocol(cursor c, uint16_t proto, tapo_segment_fields *out)
