@@ -9,6 +9,7 @@ add_library(tapo_frames STATIC
     capture/capture.c
     capture/pcap_file.c
     wire/decode.c
+    wire/udp_tunnels.c
     wire/endpoints.c
     wire/flow_identity.c
     wire/wire_state.c

@@ -3,14 +3,13 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "wire/decode.h"
+#include "wire/decode_layers.h"
 
 #include <string.h>
 
 #include <wireshark.h>
 #include <wiretap/wtap.h>
 
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86dd
 #define ETHERTYPE_VLAN 0x8100
 #define ETHERTYPE_QINQ 0x88a8
 #define ETHERTYPE_QINQ_OLD 0x9100
@@ -18,7 +17,6 @@
 #define ETHERTYPE_MPLS 0x8847
 #define ETHERTYPE_MPLS_MULTICAST 0x8848
 #define MPLS_LABELS_MAX 8             /* label stack entries read before giving up (RFC 3032: 4 bytes each) */
-#define ETHERTYPE_TEB 0x6558          /* transparent Ethernet bridging (GRE) */
 #define GRE_ARUBA_80211 0x8200        /* Aruba controllers tunnel 802.11 frames */
 #define SLL_HEADER 16                 /* Linux cooked v1, its protocol (an ethertype) at byte 14 */
 #define SLL2_HEADER 20                /* Linux cooked v2, its protocol at byte 0 */
@@ -31,51 +29,18 @@
 #define NLPID_IPV6 0x8e
 #define PPP_IPV4 0x0021
 #define PPP_IPV6 0x0057
-#define IPPROTO_IPV4_IN 4
 #define IPPROTO_TCP_ 6
-#define IPPROTO_IPV6_IN 41
 #define IPPROTO_GRE_ 47
 #define IPPROTO_UDP_ 17
 #define IPPROTO_ICMP_ 1
 #define IPPROTO_ICMPV6_ 58
-#define TUNNEL_DEPTH_MAX 4            /* layers of encapsulation followed, count */
-/* UDP tunnels, by the ports Wireshark decodes them on (IANA). */
-#define UDP_PORT_GTP_U 2152           /* 3GPP TS 29.281 */
-#define UDP_PORT_TEREDO 3544          /* RFC 4380 */
-#define UDP_PORT_VXLAN 4789           /* RFC 7348 */
-#define UDP_PORT_AYIYA 5072           /* draft-massar-v6ops-ayiya */
-#define UDP_PORT_GENEVE 6081          /* RFC 8926 */
-
-typedef struct cursor {
-    const uint8_t *p;
-    uint32_t len;                     /* bytes captured from p */
-    uint32_t wire;                    /* bytes on the wire from p (the frame's length: snaplen-proof) */
-    int depth;                        /* tunnels entered */
-    bool endpoints_only;              /* the TCP options are not read */
-} cursor;
-
-static uint16_t be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static bool skip(cursor *c, uint32_t n)
-{
-    if (c->len < n)
-        return false;
-    c->p += n;
-    c->len -= n;
-    c->wire = c->wire > n ? c->wire - n : 0;
-    return true;
-}
 
 static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fields *out);
 static tapo_decode_result ip(cursor c, tapo_segment_fields *out);
+static tapo_decode_result ethernet(cursor c, tapo_segment_fields *out);
+
+/* What a UDP tunnel's payload starts with (udp_tunnels.c). */
+static const tapo_wire_layers tunnel_payloads = { ethernet, ip, by_ethertype };
 
 /* ---- TCP ------------------------------------------------------------- */
 
@@ -84,8 +49,8 @@ static void tcp_options(const uint8_t *o, uint32_t n, tapo_segment_fields *out)
     /* Most segments of today's stacks carry NOP, NOP, timestamps alone. */
     if (n == 12 && o[0] == 1 && o[1] == 1 && o[2] == 8 && o[3] == 10) {
         out->has_timestamps = true;
-        out->tsval = be32(o + 4);
-        out->tsecr = be32(o + 8);
+        out->tsval = tapo_wire_be32(o + 4);
+        out->tsecr = tapo_wire_be32(o + 8);
         return;
     }
     uint32_t i = 0;
@@ -102,20 +67,20 @@ static void tcp_options(const uint8_t *o, uint32_t n, tapo_segment_fields *out)
         uint8_t len = o[i + 1];
         const uint8_t *v = o + i + 2;
         if (kind == 2 && len == 4) {
-            out->mss_option = be16(v);
+            out->mss_option = tapo_wire_be16(v);
         } else if (kind == 3 && len == 3) {
             out->has_wscale = true;
             out->wscale = v[0];
         } else if (kind == 5 && len >= 10 && (len - 2) % 8 == 0) {
             for (unsigned b = 0; b < (len - 2u) / 8 && out->sack_count < TAPO_MAX_SACK_BLOCKS; b++) {
-                out->sack_left_raw[out->sack_count] = be32(v + 8 * b);
-                out->sack_right_raw[out->sack_count] = be32(v + 8 * b + 4);
+                out->sack_left_raw[out->sack_count] = tapo_wire_be32(v + 8 * b);
+                out->sack_right_raw[out->sack_count] = tapo_wire_be32(v + 8 * b + 4);
                 out->sack_count++;
             }
         } else if (kind == 8 && len == 10) {
             out->has_timestamps = true;
-            out->tsval = be32(v);
-            out->tsecr = be32(v + 4);
+            out->tsval = tapo_wire_be32(v);
+            out->tsecr = tapo_wire_be32(v + 4);
         }
         i += len;
     }
@@ -129,12 +94,12 @@ static tapo_decode_result tcp(cursor c, uint32_t ip_payload, tapo_segment_fields
     uint32_t header = (uint32_t)(c.p[12] >> 4) * 4;
     if (header < 20 || header > ip_payload)
         return TAPO_DECODE_MALFORMED;
-    out->ends.sport = be16(c.p);
-    out->ends.dport = be16(c.p + 2);
-    out->seq_raw = be32(c.p + 4);
-    out->ack_raw = be32(c.p + 8);
+    out->ends.sport = tapo_wire_be16(c.p);
+    out->ends.dport = tapo_wire_be16(c.p + 2);
+    out->seq_raw = tapo_wire_be32(c.p + 4);
+    out->ack_raw = tapo_wire_be32(c.p + 8);
     out->flags = (uint16_t)(((c.p[12] & 0x01) << 8) | c.p[13]);
-    out->window_raw = be16(c.p + 14);
+    out->window_raw = tapo_wire_be16(c.p + 14);
     out->payload_len = ip_payload - header;
     out->sack_count = 0;
     out->has_wscale = out->has_timestamps = false;
@@ -157,7 +122,6 @@ void tapo_decode_options(tapo_segment_fields *seg)
 /* ---- IP -------------------------------------------------------------- */
 
 static tapo_decode_result gre(cursor c, tapo_segment_fields *out);
-static tapo_decode_result udp(cursor c, uint32_t length, tapo_segment_fields *out);
 
 /* An ICMP or ICMPv6 error quoting the start of a TCP segment: the quoted
  * TCP header's first 16 bytes (ports, seq, ack, flags) as Wireshark reads
@@ -170,7 +134,7 @@ static tapo_decode_result icmp_error(cursor c, bool v6, tapo_segment_fields *out
     bool error = v6 ? type >= 1 && type <= 4 : type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
     if (!error || ++c.depth > TUNNEL_DEPTH_MAX)
         return TAPO_DECODE_OTHER;
-    skip(&c, 8);
+    tapo_wire_skip(&c, 8);
     c.wire = c.len;                   /* a quote is what it is */
     tapo_segment_fields inner;
     memset(&inner, 0, sizeof inner);
@@ -183,22 +147,22 @@ static tapo_decode_result icmp_error(cursor c, bool v6, tapo_segment_fields *out
         inner.ends.family = 4;
         memcpy(inner.ends.src, c.p + 12, 4);
         memcpy(inner.ends.dst, c.p + 16, 4);
-        skip(&c, (uint32_t)(c.p[0] & 0x0f) * 4);
+        tapo_wire_skip(&c, (uint32_t)(c.p[0] & 0x0f) * 4);
     } else if ((c.p[0] >> 4) == 6 && c.len >= 40) {
         proto = c.p[6];
         inner.ends.family = 6;
         memcpy(inner.ends.src, c.p + 8, 16);
         memcpy(inner.ends.dst, c.p + 24, 16);
-        skip(&c, 40);
+        tapo_wire_skip(&c, 40);
     } else {
         return TAPO_DECODE_OTHER;
     }
     if (proto != IPPROTO_TCP_ || c.len < 16)
         return TAPO_DECODE_OTHER;
-    inner.ends.sport = be16(c.p);
-    inner.ends.dport = be16(c.p + 2);
-    inner.seq_raw = be32(c.p + 4);
-    inner.ack_raw = be32(c.p + 8);
+    inner.ends.sport = tapo_wire_be16(c.p);
+    inner.ends.dport = tapo_wire_be16(c.p + 2);
+    inner.seq_raw = tapo_wire_be32(c.p + 4);
+    inner.ack_raw = tapo_wire_be32(c.p + 8);
     inner.flags = (uint16_t)(((c.p[12] & 0x01) << 8) | c.p[13]);
     inner.ip_id = out->ip_id;         /* the error's own packet, for the census */
     *out = inner;
@@ -222,7 +186,7 @@ static tapo_decode_result ip_payload(cursor c, uint8_t proto, uint32_t length, t
     case IPPROTO_UDP_:
         if (++c.depth > TUNNEL_DEPTH_MAX)
             return TAPO_DECODE_OTHER;
-        return udp(c, length, out);
+        return tapo_wire_udp(c, length, &tunnel_payloads, out);
     case IPPROTO_ICMP_:
     case IPPROTO_ICMPV6_:
         return icmp_error(c, proto == IPPROTO_ICMPV6_, out);
@@ -236,7 +200,7 @@ static tapo_decode_result ip_payload(cursor c, uint8_t proto, uint32_t length, t
 static void ipv4_fields(const uint8_t *ip, tapo_segment_fields *out)
 {
     out->ends.family = 4;
-    out->ip_id = be16(ip + 4);
+    out->ip_id = tapo_wire_be16(ip + 4);
     out->ttl = ip[8];
     memset(out->ends.src, 0, sizeof out->ends.src);
     memset(out->ends.dst, 0, sizeof out->ends.dst);
@@ -249,7 +213,7 @@ static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
     if (c.len < 20)
         return TAPO_DECODE_TRUNCATED;
     uint32_t header = (uint32_t)(c.p[0] & 0x0f) * 4;
-    uint32_t total = be16(c.p + 2);
+    uint32_t total = tapo_wire_be16(c.p + 2);
     if (total == 0)
         total = c.wire;               /* TSO: Wireshark takes what the frame holds */
     if (header < 20 || total < header)
@@ -257,11 +221,11 @@ static tapo_decode_result ipv4(cursor c, tapo_segment_fields *out)
     if (total > c.wire)
         total = c.wire;               /* a frame shorter than its IP length: what is there */
     ipv4_fields(c.p, out);
-    uint16_t fragment = be16(c.p + 6);
+    uint16_t fragment = tapo_wire_be16(c.p + 6);
     if (fragment & 0x3fff)
         return TAPO_DECODE_OTHER;     /* a fragment: Wireshark analyses the reassembled datagram */
     uint8_t proto = c.p[9];
-    if (!skip(&c, header))
+    if (!tapo_wire_skip(&c, header))
         return TAPO_DECODE_TRUNCATED;
     return ip_payload(c, proto, total - header, out);
 }
@@ -276,7 +240,7 @@ static tapo_decode_result ipv6(cursor c, tapo_segment_fields *out)
 {
     if (c.len < 40)
         return TAPO_DECODE_TRUNCATED;
-    uint32_t payload = be16(c.p + 4);
+    uint32_t payload = tapo_wire_be16(c.p + 4);
     uint8_t next = c.p[6];
     out->ends.family = 6;
     memcpy(out->ends.src, c.p + 8, 16);
@@ -287,18 +251,18 @@ static tapo_decode_result ipv6(cursor c, tapo_segment_fields *out)
         return TAPO_DECODE_OTHER;     /* a jumbogram (Wireshark: malformed without TSO support) */
     if (payload > c.wire - 40)
         payload = c.wire - 40;        /* what the frame holds */
-    skip(&c, 40);
+    tapo_wire_skip(&c, 40);
     while (is_ipv6_extension(next) || next == 44) {
         if (c.len < 8)
             return TAPO_DECODE_TRUNCATED;
-        if (next == 44 && (be16(c.p + 2) & 0xfff9))
+        if (next == 44 && (tapo_wire_be16(c.p + 2) & 0xfff9))
             return TAPO_DECODE_OTHER; /* a fragment */
         uint32_t ext = next == 44 ? 8 : next == 51 ? ((uint32_t)c.p[1] + 2) * 4 : ((uint32_t)c.p[1] + 1) * 8;
         if (ext > payload)
             return TAPO_DECODE_MALFORMED;
         next = c.p[0];
         payload -= ext;
-        if (!skip(&c, ext))
+        if (!tapo_wire_skip(&c, ext))
             return TAPO_DECODE_TRUNCATED;
     }
     return ip_payload(c, next, payload, out);
@@ -336,12 +300,12 @@ static tapo_decode_result wlan_data(cursor c, tapo_segment_fields *out)
         if (fc1 & 0x80)
             header += 4;              /* HT control */
     }
-    if (!skip(&c, header) || c.len < 8)
+    if (!tapo_wire_skip(&c, header) || c.len < 8)
         return TAPO_DECODE_TRUNCATED;
     if (c.p[0] != 0xaa || c.p[1] != 0xaa || c.p[2] != 0x03)
         return TAPO_DECODE_OTHER;
-    uint16_t type = be16(c.p + 6);
-    skip(&c, 8);
+    uint16_t type = tapo_wire_be16(c.p + 6);
+    tapo_wire_skip(&c, 8);
     return by_ethertype(c, type, out);
 }
 
@@ -349,8 +313,8 @@ static tapo_decode_result ethernet(cursor c, tapo_segment_fields *out)
 {
     if (c.len < 14)
         return TAPO_DECODE_TRUNCATED;
-    uint16_t type = be16(c.p + 12);
-    skip(&c, 14);
+    uint16_t type = tapo_wire_be16(c.p + 12);
+    tapo_wire_skip(&c, 14);
     return by_ethertype(c, type, out);
 }
 
@@ -358,138 +322,18 @@ static tapo_decode_result gre(cursor c, tapo_segment_fields *out)
 {
     if (c.len < 4)
         return TAPO_DECODE_TRUNCATED;
-    uint16_t flags = be16(c.p);
-    uint16_t type = be16(c.p + 2);
+    uint16_t flags = tapo_wire_be16(c.p);
+    uint16_t type = tapo_wire_be16(c.p + 2);
     if (flags & 0x0007)
         return TAPO_DECODE_OTHER;     /* GRE version 1 (PPTP) carries PPP */
     uint32_t header = 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + ((flags & 0x1000) ? 4 : 0);
-    if (!skip(&c, header))
+    if (!tapo_wire_skip(&c, header))
         return TAPO_DECODE_TRUNCATED;
     if (type == GRE_ARUBA_80211)
         return wlan_data(c, out);
     if (type == ETHERTYPE_TEB)
         return ethernet(c, out);
     return by_ethertype(c, type, out);
-}
-
-/* ---- UDP tunnels ---------------------------------------------------- */
-
-/* The IP packet a tunnel header announces, its version as said. */
-static tapo_decode_result inner_ip(cursor c, unsigned version, tapo_segment_fields *out)
-{
-    if (c.len < 1 || (c.p[0] >> 4) != version)
-        return TAPO_DECODE_OTHER;
-    return ip(c, out);
-}
-
-/* VXLAN (RFC 7348): 8 bytes, the I flag set, then an Ethernet frame. */
-static tapo_decode_result vxlan(cursor c, tapo_segment_fields *out)
-{
-    if (c.len < 8 || !(c.p[0] & 0x08))
-        return TAPO_DECODE_OTHER;
-    skip(&c, 8);
-    return ethernet(c, out);
-}
-
-/* Geneve (RFC 8926): version 0, 8 bytes and the options' length in 4-byte
- * words, then what its protocol type (an ethertype) says. */
-static tapo_decode_result geneve(cursor c, tapo_segment_fields *out)
-{
-    if (c.len < 8 || (c.p[0] >> 6) != 0)
-        return TAPO_DECODE_OTHER;
-    uint16_t type = be16(c.p + 2);
-    if (!skip(&c, 8 + (uint32_t)(c.p[0] & 0x3f) * 4))
-        return TAPO_DECODE_OTHER;
-    return type == ETHERTYPE_TEB ? ethernet(c, out) : by_ethertype(c, type, out);
-}
-
-/* GTP-U (3GPP TS 29.281): version 1, protocol type GTP, a G-PDU (type 255)
- * carries a user's IP packet after 8 bytes, 4 more when a sequence
- * number, N-PDU number or extension flag is set, and the chained extension
- * headers (each its length in 4-byte words first, the next one's type
- * last). */
-static tapo_decode_result gtp_u(cursor c, tapo_segment_fields *out)
-{
-    if (c.len < 8 || (c.p[0] >> 5) != 1 || !(c.p[0] & 0x10) || c.p[1] != 0xff)
-        return TAPO_DECODE_OTHER;
-    bool optional = c.p[0] & 0x07, extension = c.p[0] & 0x04;
-    if (!skip(&c, 8))
-        return TAPO_DECODE_OTHER;
-    if (optional) {
-        if (c.len < 4)
-            return TAPO_DECODE_OTHER;
-        uint8_t next = c.p[3];
-        skip(&c, 4);
-        for (int n = 0; extension && next != 0; n++) {
-            if (n == 8 || c.len < 1 || c.p[0] == 0 || c.len < (uint32_t)c.p[0] * 4)
-                return TAPO_DECODE_OTHER;
-            uint32_t size = (uint32_t)c.p[0] * 4;
-            next = c.p[size - 1];
-            skip(&c, size);
-        }
-    }
-    if (c.len < 1)
-        return TAPO_DECODE_OTHER;
-    return inner_ip(c, c.p[0] >> 4 == 6 ? 6 : 4, out);
-}
-
-/* Teredo (RFC 4380): IPv6, after an authentication indicator (type 1:
- * client identifier and authentication value of the lengths it gives, an
- * 8-byte nonce and a confirmation byte) and an origin indication (type 0,
- * 8 bytes), each optional, in that order. */
-static tapo_decode_result teredo(cursor c, tapo_segment_fields *out)
-{
-    if (c.len >= 4 && c.p[0] == 0 && c.p[1] == 1 &&
-        !skip(&c, 4 + (uint32_t)c.p[2] + c.p[3] + 8 + 1))
-        return TAPO_DECODE_OTHER;
-    if (c.len >= 2 && c.p[0] == 0 && c.p[1] == 0 && !skip(&c, 8))
-        return TAPO_DECODE_OTHER;
-    return inner_ip(c, 6, out);
-}
-
-/* AYIYA: an 8-byte header (identity length 2^n bytes in the first nibble,
- * signature length in 4-byte words in the second byte's, the opcode in the
- * third byte's low nibble: 1 forwards, the next header in the fourth),
- * then the identity and the signature, then the packet. */
-static tapo_decode_result ayiya(cursor c, tapo_segment_fields *out)
-{
-    if (c.len < 8 || (c.p[2] & 0x0f) != 1 || (c.p[3] != IPPROTO_IPV6_IN && c.p[3] != IPPROTO_IPV4_IN))
-        return TAPO_DECODE_OTHER;
-    unsigned version = c.p[3] == IPPROTO_IPV6_IN ? 6 : 4;
-    if (!skip(&c, 8 + (1u << (c.p[0] >> 4)) + (uint32_t)(c.p[1] >> 4) * 4))
-        return TAPO_DECODE_OTHER;
-    return inner_ip(c, version, out);
-}
-
-/* A UDP datagram (RFC 768): TCP inside the tunnels Wireshark decodes by
- * their ports, the tunnel's own header checked first; any other UDP is no
- * TCP.  The datagram ends where its length says. */
-static tapo_decode_result udp(cursor c, uint32_t length, tapo_segment_fields *out)
-{
-    if (c.len < 8)
-        return TAPO_DECODE_OTHER;
-    uint16_t sport = be16(c.p), dport = be16(c.p + 2);
-    uint32_t datagram = be16(c.p + 4);
-    if (datagram < 8 || datagram > length)
-        return TAPO_DECODE_OTHER;
-    skip(&c, 8);
-    if (c.wire > datagram - 8)
-        c.wire = datagram - 8;
-    if (c.len > c.wire)
-        c.len = c.wire;
-#define ON(port) (sport == (port) || dport == (port))
-    if (dport == UDP_PORT_VXLAN)
-        return vxlan(c, out);
-    if (dport == UDP_PORT_GENEVE)
-        return geneve(c, out);
-    if (ON(UDP_PORT_GTP_U))
-        return gtp_u(c, out);
-    if (ON(UDP_PORT_TEREDO))
-        return teredo(c, out);
-    if (ON(UDP_PORT_AYIYA))
-        return ayiya(c, out);
-#undef ON
-    return TAPO_DECODE_OTHER;
 }
 
 static tapo_decode_result ppp_protocol(cursor c, uint16_t proto, tapo_segment_fields *out)
@@ -510,7 +354,7 @@ static tapo_decode_result mpls(cursor c, tapo_segment_fields *out)
         if (c.len < 4)
             return TAPO_DECODE_TRUNCATED;
         bool bottom = c.p[2] & 1;
-        skip(&c, 4);
+        tapo_wire_skip(&c, 4);
         if (bottom)
             break;
     }
@@ -525,8 +369,8 @@ static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fie
     for (int tags = 0; type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ || type == ETHERTYPE_QINQ_OLD; tags++) {
         if (tags > 2 || c.len < 4)
             return TAPO_DECODE_TRUNCATED;
-        type = be16(c.p + 2);
-        skip(&c, 4);
+        type = tapo_wire_be16(c.p + 2);
+        tapo_wire_skip(&c, 4);
     }
     switch (type) {
     case ETHERTYPE_IPV4:
@@ -538,9 +382,9 @@ static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fie
     case ETHERTYPE_PPPOE_SESSION: {
         if (c.len < 8)
             return TAPO_DECODE_TRUNCATED;
-        uint32_t payload = be16(c.p + 4);   /* PPP protocol and data, bytes */
-        type = be16(c.p + 6);
-        skip(&c, 8);
+        uint32_t payload = tapo_wire_be16(c.p + 4);   /* PPP protocol and data, bytes */
+        type = tapo_wire_be16(c.p + 6);
+        tapo_wire_skip(&c, 8);
         /* Wireshark ends the frame where PPPoE says: padding is no data. */
         uint32_t data = payload >= 2 ? payload - 2 : 0;
         if (c.wire > data)
@@ -560,8 +404,8 @@ static tapo_decode_result null_loopback(cursor c, bool network_order, tapo_segme
     if (c.len < 4)
         return TAPO_DECODE_TRUNCATED;
     uint32_t le = (uint32_t)c.p[0] | (uint32_t)c.p[1] << 8 | (uint32_t)c.p[2] << 16 | (uint32_t)c.p[3] << 24;
-    uint32_t family = network_order ? be32(c.p) : (le > 0xffff ? be32(c.p) : le);
-    skip(&c, 4);
+    uint32_t family = network_order ? tapo_wire_be32(c.p) : (le > 0xffff ? tapo_wire_be32(c.p) : le);
+    tapo_wire_skip(&c, 4);
     if (family == 2 || family == 24 || family == 28 || family == 30)
         return ip(c, out);
     return TAPO_DECODE_OTHER;
@@ -574,8 +418,8 @@ static tapo_decode_result after_typed_header(cursor c, uint32_t header, uint32_t
 {
     if (c.len < header)
         return TAPO_DECODE_TRUNCATED;
-    uint16_t type = be16(c.p + type_at);
-    skip(&c, header);
+    uint16_t type = tapo_wire_be16(c.p + type_at);
+    tapo_wire_skip(&c, header);
     return by_ethertype(c, type, out);
 }
 
@@ -584,11 +428,11 @@ static tapo_decode_result after_typed_header(cursor c, uint32_t header, uint32_t
 static tapo_decode_result frame_relay_nlpid(cursor c, tapo_segment_fields *out)
 {
     if (c.len >= 1 && c.p[0] == NLPID_PAD)
-        skip(&c, 1);
+        tapo_wire_skip(&c, 1);
     if (c.len < 1)
         return TAPO_DECODE_TRUNCATED;
     uint8_t nlpid = c.p[0];
-    skip(&c, 1);
+    tapo_wire_skip(&c, 1);
     if (nlpid == NLPID_IPV4 || nlpid == NLPID_IPV6)
         return ip(c, out);
     if (nlpid != NLPID_SNAP)
@@ -596,8 +440,8 @@ static tapo_decode_result frame_relay_nlpid(cursor c, tapo_segment_fields *out)
     if (c.len < 5)   /* OUI, then the protocol */
         return TAPO_DECODE_TRUNCATED;
     bool ethertype = c.p[0] == 0 && c.p[1] == 0 && c.p[2] == 0;
-    uint16_t type = be16(c.p + 3);
-    skip(&c, 5);
+    uint16_t type = tapo_wire_be16(c.p + 3);
+    tapo_wire_skip(&c, 5);
     return ethertype ? by_ethertype(c, type, out) : TAPO_DECODE_OTHER;
 }
 
@@ -613,9 +457,9 @@ static tapo_decode_result frame_relay(cursor c, tapo_segment_fields *out)
         return TAPO_DECODE_TRUNCATED;
     if (address == FR_ADDRESS_MAX)
         return TAPO_DECODE_MALFORMED;
-    skip(&c, address + 1);
+    tapo_wire_skip(&c, address + 1);
     if (c.len >= 1 && c.p[0] == FR_UI) {
-        skip(&c, 1);
+        tapo_wire_skip(&c, 1);
         return frame_relay_nlpid(c, out);
     }
     return after_typed_header(c, 2, 0, out);
@@ -629,12 +473,12 @@ static bool plain_ethernet_tcp(const uint8_t *data, uint32_t caplen, uint32_t le
                                tapo_segment_fields *out)
 {
     enum { ETH = 14, IP = 20, TCP = 20 };
-    if (caplen < ETH + IP + TCP || be16(data + 12) != ETHERTYPE_IPV4)
+    if (caplen < ETH + IP + TCP || tapo_wire_be16(data + 12) != ETHERTYPE_IPV4)
         return false;
     const uint8_t *ip = data + ETH, *th = ip + IP;
     uint32_t wire = (len > caplen ? len : caplen) - ETH;
-    uint32_t total = be16(ip + 2);
-    if (ip[0] != 0x45 || ip[9] != IPPROTO_TCP_ || (be16(ip + 6) & 0x3fff) || total < IP + TCP || total > wire)
+    uint32_t total = tapo_wire_be16(ip + 2);
+    if (ip[0] != 0x45 || ip[9] != IPPROTO_TCP_ || (tapo_wire_be16(ip + 6) & 0x3fff) || total < IP + TCP || total > wire)
         return false;
     uint32_t header = (uint32_t)(th[12] >> 4) * 4;
     if (header < TCP || header > total - IP)
@@ -674,12 +518,12 @@ static tapo_decode_result decode(int encap, const uint8_t *data, uint32_t caplen
         return frame_relay(c, out);
     case WTAP_ENCAP_PPP:
         if (c.len >= 2 && c.p[0] == 0xff && c.p[1] == 0x03)
-            skip(&c, 2);              /* HDLC address and control */
+            tapo_wire_skip(&c, 2);              /* HDLC address and control */
         if (c.len < 2)
             return TAPO_DECODE_TRUNCATED;
         {
-            uint16_t proto = be16(c.p);
-            skip(&c, 2);
+            uint16_t proto = tapo_wire_be16(c.p);
+            tapo_wire_skip(&c, 2);
             return ppp_protocol(c, proto, out);
         }
     default:
