@@ -38,7 +38,7 @@ static bool silence_seen(const tapo_snapshot *snap, const tapo_cur_input *in)
         return snap->vantage == TAPO_VANTAGE_SENDER || cur->acks_all;
     /* The sender's own packet: one its timer sent (a copy, a probe) is
      * the timer at work, not its silence. */
-    if (cur->retransmission || cur->handshake_retransmission || cur->window_probe || in->tx->gives_up)
+    if (cur->retransmission || cur->handshake_retransmission || cur->window_probe || cur->gives_up)
         return false;
     return snap->vantage == TAPO_VANTAGE_SENDER || in->ids_prove_none_unseen;
 }
@@ -89,7 +89,7 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
      * direction only, or a capture that drops): the peer spoke after the
      * sender's previous packet, and that reached the sender before cur: a
      * request, pending at cur (spec rule 3). */
-    if (in->heard_unseen_payload && !tx->gives_up && !cur->retransmission)
+    if (in->heard_unseen_payload && !cur->gives_up && !cur->retransmission)
         snap->request_pending = true;
     if (!resent)
         return;

@@ -386,11 +386,7 @@ static tapo_decode_result by_ethertype(cursor c, uint16_t type, tapo_segment_fie
         type = tapo_wire_be16(c.p + 6);
         tapo_wire_skip(&c, 8);
         /* Wireshark ends the frame where PPPoE says: padding is no data. */
-        uint32_t data = payload >= 2 ? payload - 2 : 0;
-        if (c.wire > data)
-            c.wire = data;
-        if (c.len > c.wire)
-            c.len = c.wire;
+        tapo_wire_end_at(&c, payload >= 2 ? payload - 2 : 0);
         return ppp_protocol(c, type, out);
     }
     default:

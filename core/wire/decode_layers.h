@@ -49,6 +49,16 @@ static inline bool tapo_wire_skip(cursor *c, uint32_t n)
     return true;
 }
 
+/* The layer ends n bytes on, whatever the frame holds after (padding, a
+ * trailer): the cursor sees no more of the wire nor of the capture. */
+static inline void tapo_wire_end_at(cursor *c, uint32_t n)
+{
+    if (c->wire > n)
+        c->wire = n;
+    if (c->len > c->wire)
+        c->len = c->wire;
+}
+
 /* The decoder's layers a tunnel's payload starts with (decode.c), handed
  * to the tunnels' decoders: an Ethernet frame, an IP packet, what an
  * ethertype announces. */

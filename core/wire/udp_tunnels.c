@@ -117,10 +117,7 @@ tapo_decode_result tapo_wire_udp(cursor c, uint32_t length, const tapo_wire_laye
     if (datagram < 8 || datagram > length)
         return TAPO_DECODE_OTHER;
     tapo_wire_skip(&c, 8);
-    if (c.wire > datagram - 8)
-        c.wire = datagram - 8;
-    if (c.len > c.wire)
-        c.len = c.wire;
+    tapo_wire_end_at(&c, datagram - 8);
     if (dport == UDP_PORT_VXLAN)
         return vxlan(c, layers, out);
     if (dport == UDP_PORT_GENEVE)
