@@ -84,6 +84,7 @@ static void describe_own(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fac
     cur->ids_skipped_unclaimed = in->away ? in->ids_skipped : 0;
     cur->may_resend_unseen = in->away && tx->kind == TAPO_TX_NEW && snap->packets_out == 0 && !tx->unseen_counted &&
                              snap->queued_more && !snap->request_pending && timer_silence;
+    cur->both_unseen = tx->skipped_bytes > 0 && in->heard_unseen_payload;
     acked_in_silence(snap, in, facts->duration_s);
     /* It acknowledges the peer's payload that the capture never saw (one
      * direction only, or a capture that drops): the peer spoke after the
@@ -132,6 +133,8 @@ static void describe_peer(const tapo_cur_input *in, tapo_snapshot *snap, tapo_fa
      * the capture cannot tell. */
     cur->reveals_data = in->reveals_data && snap->packets_out == 0;
     cur->unseen_bytes = in->revealed_bytes;
+    /* More than a FIN's one sequence number each way. */
+    cur->both_unseen = in->reveals_data && in->revealed_bytes > 1 && peer_tx->skipped_bytes > 1;
     if (cur->reveals_data)
         snap->inferred |= TAPO_INFERRED_DELAY_UNSEEN;
     /* Its D-SACK of that data proves two copies arrived: the sender's
@@ -175,6 +178,18 @@ static bool busy_unseen(const tapo_snapshot *snap)
     return snap->cur.unseen_bytes > window;
 }
 
+/* Both endpoints sent payload inside the gap that the capture never saw:
+ * cur's own sequence number starts past bytes of its sender's that no
+ * packet showed, and cur acknowledges bytes of the other's that no packet
+ * showed.  The two exchanged data in the gap (a capture that lost a
+ * stretch of the connection), so the capture's consecutive packets are
+ * not the connection's, and the gap measures no silence (spec section 3:
+ * the gap between the conversation's consecutive packets). */
+static bool hole_both_ways(const tapo_snapshot *snap)
+{
+    return snap->cur.both_unseen;
+}
+
 /* Whether the gap is a stall (spec section 3).  Never below the minimum
  * duration (timestamp jitter, and the reactions of a stack: a FIN re-sent
  * at once to acknowledge a simultaneous close).  Above the threshold, or
@@ -190,7 +205,7 @@ static bool busy_unseen(const tapo_snapshot *snap)
 static bool ends_stall(const tapo_snapshot *snap, double gap_s, tapo_opt_s since_tx_s, const tapo_config *cfg)
 {
     const tapo_cur *cur = &snap->cur;
-    if (gap_s < cfg->min_stall_s || busy_unseen(snap) || cur->receiver_retransmission)
+    if (gap_s < cfg->min_stall_s || busy_unseen(snap) || hole_both_ways(snap) || cur->receiver_retransmission)
         return false;
     bool resent = (cur->dir == TAPO_DIR_OUT && cur->retransmission) || cur->handshake_retransmission;
     bool timer = resent && (cur->trigger == TAPO_TRIGGER_TIMEOUT || cur->trigger == TAPO_TRIGGER_PROBE);

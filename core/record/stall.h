@@ -55,6 +55,8 @@ typedef struct tapo_cur {
     bool unseen_refill;             /* with reveals_data: that data fills a hole the receiver had reported below data it
                                        SACKed before the gap: a copy of a lost original, sent in the gap, unseen */
     uint64_t unseen_bytes;          /* sender data sent in the gap that the capture never saw (before cur, or acknowledged by it), bytes */
+    bool both_unseen;               /* both endpoints sent payload in the gap that the capture never saw: cur's own
+                                     * sequence number skips it, and cur acknowledges the other's (a capture hole) */
     bool gives_up;                  /* the sender's reset or bare FIN after unanswered timer copies: classified as the chain's next copy */
     uint32_t retrans_count;         /* times cur's segment was retransmitted, this one included */
     tapo_trigger first_retrans;     /* trigger of that segment's first retransmission */

@@ -546,6 +546,30 @@ static void test_answer_to_an_unseen_request(void)
     tb_free(&b);
 }
 
+/* The capture loses a stretch of the connection: after an answered
+ * request, the client's second request and the server's answer to it are
+ * not in it.  The client's third request, 4.7 s later, starts 100 bytes
+ * past its last seen byte and acknowledges 700 bytes of the server's that
+ * no packet showed: both sent data in the gap, so the capture's
+ * consecutive packets are not the connection's and the gap is no silence
+ * (no stall; before, the server's think time read through the ACK).  The
+ * controls, one side unseen each, still end a stall: the client's
+ * sequence alone skips (its second request lost before a capture point
+ * in the middle: nothing of the server's outstanding, the client's idle),
+ * or only the server's data is unseen (read through the ACK). */
+static void test_capture_hole_both_ways(void)
+{
+    for (int unseen = 0; unseen < 3; unseen++) {   /* 0: both, 1: the client's only, 2: the server's only */
+        tb b;
+        answered_request(&b);
+        uint32_t seq = unseen == 2 ? 1 + REQ : 1 + 2 * REQ;
+        uint32_t ack = unseen == 1 ? 1 + SHORT : 1 + 2 * SHORT;
+        uint32_t next = tb_data(&b, CLIENT, 5.0, seq, REQ, ack);
+        g_assert_cmpint(tb_is_stall(&b, next), ==, unseen != 0);
+        tb_free(&b);
+    }
+}
+
 /* The capture misses the server's response (one direction seen, or a
  * capture that drops): the client's ACK after its request acknowledges it
  * and D-SACKs its start, so it arrived twice: the server sent it twice in
@@ -969,6 +993,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/own-packet-after-silence", test_own_packet_after_silence);
     g_test_add_func("/conversation/own-packet-after-silence-away", test_own_packet_after_silence_away);
     g_test_add_func("/conversation/answer-to-an-unseen-request", test_answer_to_an_unseen_request);
+    g_test_add_func("/conversation/capture-hole-both-ways", test_capture_hole_both_ways);
     g_test_add_func("/conversation/dsack-of-unseen-response", test_dsack_of_unseen_response);
     g_test_add_func("/conversation/unseen-copy-fills-reported-hole", test_unseen_copy_fills_reported_hole);
     g_test_add_func("/conversation/unseen-fin", test_unseen_fin);
