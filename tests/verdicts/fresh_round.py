@@ -11,7 +11,9 @@ public collections that are not in ../shared/real-captures; fresh3.tsv
 (the third), fresh4.tsv (the fourth), fresh5.tsv (the fifth), fresh6.tsv
 (the sixth), fresh7.tsv (the seventh), fresh8.tsv (the eighth) and
 fresh9.tsv (the ninth) from
-zeek's test traces.  CI cannot score them.  To score them, get the captures once (any copy of the
+zeek's test traces; fresh10.tsv (the tenth) from nDPI's test captures
+(ntop/nDPI at 3b1286ab0, tests/cfgs/default/pcap, named ndpi__ and the
+file's name; the eight in ../shared/real-captures left out).  CI cannot score them.  To score them, get the captures once (any copy of the
 repositories at the commits the tables name), in one folder: the first
 two collections' named OWNER__BASENAME, zeek's named zeek3__ and the path
 under testing/btest/Traces with "/" as "__":
@@ -19,10 +21,11 @@ under testing/btest/Traces with "/" as "__":
     git -C packets show 0412fb1:tickedoffdeveloper.pcapng > DIR/chrissanders__tickedoffdeveloper.pcapng
     git -C packetlife-backup show 4a77a47:pcaps/telnet.cap > DIR/epiecs__telnet.cap
     git -C zeek show a13de64:testing/btest/Traces/ftp/bigtransfer.pcap > DIR/zeek3__ftp__bigtransfer.pcap
+    git -C nDPI show 3b1286ab0:tests/cfgs/default/pcap/Oscar.pcap > DIR/ndpi__Oscar.pcap
 
 then:
 
-    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|3|4|5|6|7|8|9]
+    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|...|10]
 
 TAPO is right on a row when its two-pass verdict at the frame is in the
 expected set ("none": it reports no stall there), as in verdict_set.py.
@@ -39,7 +42,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Each round and its table.
 ROUNDS = (("1", "fresh.tsv"), ("2", "fresh2.tsv"), ("3", "fresh3.tsv"), ("4", "fresh4.tsv"), ("5", "fresh5.tsv"),
-          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"), ("8", "fresh8.tsv"), ("9", "fresh9.tsv"))
+          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"), ("8", "fresh8.tsv"), ("9", "fresh9.tsv"), ("10", "fresh10.tsv"))
 
 
 def main():
