@@ -25,6 +25,12 @@ static inline tapo_opt_s tapo_opt_s_none(void)
     return (tapo_opt_s){ false, 0.0 };
 }
 
+/* A stream offset (bytes from the sender's first), when known. */
+typedef struct tapo_opt_offset {
+    bool known;
+    int64_t at;                       /* 0 when unknown */
+} tapo_opt_offset;
+
 /* A count, when known. */
 typedef struct tapo_opt_count {
     bool known;

@@ -105,14 +105,16 @@ static void prove_spurious(tapo_tracker *t, tapo_spurious_proof how, uint32_t fr
         t->facts->dsack_frame = frame;
 }
 
-void tapo_hs_peer_answered(tapo_hindsight *hs)
+void tapo_hs_peer_answered(tapo_hindsight *hs, tapo_opt_offset acked)
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
-        if (t->arrival_unanswered) {
+        if (!t->arrival_unanswered)
+            continue;
+        bool denied = acked.known && acked.at >= t->cur_start && acked.at < t->cur_end;
+        if (!denied)
             prove_spurious(t, TAPO_PROOF_ARRIVED, t->arrived_frame);
-            t->arrival_unanswered = false;
-        }
+        t->arrival_unanswered = false;
     }
 }
 

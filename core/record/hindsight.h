@@ -229,9 +229,13 @@ typedef struct tapo_ack_echo {
  * are settled. */
 void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto_s, const tapo_ack_echo *echo);
 
-/* The peer sent a packet: its TCP is alive, so what the capture at the
- * receiver saw arrive before, it had. */
-void tapo_hs_peer_answered(tapo_hindsight *hs);
+/* The peer sent a packet, acknowledging up to acked (stream offset, when
+ * known): its TCP is alive, so what the capture at the receiver saw
+ * arrive before, it had, unless that ACK stops at the copy's range (at or
+ * above its start, below its end): the receiver's TCP did not take it (a
+ * capture point before a lossy last hop), as a duplicate ACK says before
+ * the copy (sender_send.c, prove_unnecessary). */
+void tapo_hs_peer_answered(tapo_hindsight *hs, tapo_opt_offset acked);
 
 /* Watches the gap of a stall a receiver packet ended (replacing the one
  * watched before). */

@@ -349,7 +349,11 @@ void tapo_sender_on_receive(tapo_sender *s, const tapo_packet *p, double rto_s, 
     if (new_payload)
         tapo_sender_peer_spoke(s, p);
     s->peer_last_seen_s = p->time_s;
-    tapo_hs_peer_answered(&s->hs);
+    /* Its cumulative ACK, where it has one that the sender's numbers place. */
+    s->peer_last_ack = (tapo_opt_offset){ false, 0 };
+    if ((p->flags & TAPO_TCP_ACK) && s->anchored)
+        s->peer_last_ack = (tapo_opt_offset){ true, tapo_seq_offset(&s->seq, p->ack_raw) };
+    tapo_hs_peer_answered(&s->hs, s->peer_last_ack);
     if (p->flags & TAPO_TCP_ACK)
         process_ack(s, p, rto_s, away, first_copy, rx);
 }

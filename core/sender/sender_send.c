@@ -116,12 +116,13 @@ static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t l
  * capture at the receiver, a copy of every byte of it had been seen
  * arriving before this copy was sent (the send time is at or before the
  * true one: placed a whole round trip to the sender before it was seen)
- * and the receiver's TCP answered something since: it was alive to take
- * it (a host that never answers again may have dropped it after the
- * capture point).  Unanswered yet, hindsight confirms it when the
+ * and the receiver's TCP answered something since, its ACK not stopping
+ * at the range: it was alive to take it (a host that never answers again
+ * may have dropped it after the capture point, and one whose ACK stays at
+ * the range never got it: a capture point before a lossy last hop).  Unanswered yet, hindsight confirms it when the
  * receiver answers.  A copy proven so proves every later copy too, even
  * when the receiver answered none of the copies in between. */
-static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo,
+static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo, int64_t hi,
                               const tapo_send_context *ctx, tapo_tx_info *tx)
 {
     if (desc->found && desc->dsacked) {
@@ -137,10 +138,14 @@ static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, in
         tx->proof_frame = arrived;
         return;
     }
-    /* A duplicate ACK at the range's start after its latest copy arrived
-     * says the receiver's TCP did not take it (a window it had closed, a
-     * corrupt copy): that answer denies it, now and later. */
-    if (lo <= s->snd_una && desc->dupacks_since > 0)
+    /* A duplicate ACK at the range's start after its latest copy arrived,
+     * or any packet of the receiver's since whose cumulative ACK still
+     * stops there, says the receiver's TCP did not take it (a window it
+     * had closed, a corrupt copy, a capture point before a lossy last
+     * hop): that answer denies it, now and later. */
+    bool answer_stops_at_it = s->peer_last_seen_s > desc->latest_seen_s && s->peer_last_ack.known &&
+                              s->peer_last_ack.at >= lo && s->peer_last_ack.at < hi;
+    if ((lo <= s->snd_una && desc->dupacks_since > 0) || answer_stops_at_it)
         return;
     if (s->peer_last_seen_s > desc->latest_seen_s) {
         tx->proof = TAPO_PROOF_ARRIVED;
@@ -198,7 +203,7 @@ static void record_retransmission(tapo_sender *s, const tapo_packet *p, int64_t 
     tx->lost_before = lost_before;
     tx->retrans_count = (desc.prior_tx_max ? desc.prior_tx_max : 1) + lost_before;
     tx->first_retrans = first;
-    prove_unnecessary(s, &desc, lo, ctx, tx);
+    prove_unnecessary(s, &desc, lo, hi, ctx, tx);
     tx->orig_frame = desc.orig_frame;
     tx->first_retx_frame = desc.first_retx_frame;
     tx->signal_frame = desc.signal_frame;

@@ -91,6 +91,7 @@ typedef struct tapo_sender {
     tapo_ring view_ring;
     tapo_resend_run acked_resend; /* the latest resends of acknowledged data */
     double peer_last_seen_s;      /* when the capture saw the peer's latest packet, seconds; 0 none */
+    tapo_opt_offset peer_last_ack; /* that packet's cumulative ACK, stream offset, when it carried one */
     double request_seen_s;        /* with request_known: when the capture saw that first byte, seconds */
     int64_t data_start;           /* stream offset of the first payload byte */
     uint32_t unseen_beyond;       /* segments sent above snd_nxt that never reached the capture point (inferred), segments */

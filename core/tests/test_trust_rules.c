@@ -774,6 +774,36 @@ static void test_a_dropped_arrival_proves_nothing(void)
     tb_free(&b);
 }
 
+/* Captured next to the client but before its lossy last hop: the
+ * server's answer passes the capture point, and the client, which never
+ * got it, sends its request again (data, so no duplicate ACK), its ACK
+ * still at the answer's start.  The server's timer copies are then no
+ * proven-unnecessary copies (not ack-delay): the first, sent before the
+ * client spoke, is denied by that later ACK (hindsight), the second by
+ * the ACK seen before it.  Control: the client's packet acknowledges the
+ * answer, and its arrival is proven (ack-delay). */
+static void test_an_answer_short_of_the_range_denies_arrival(void)
+{
+    for (int got_it = 0; got_it < 2; got_it++) {
+        tb b;
+        asked_at_client(&b, 0.006);
+        uint32_t answer = 1;
+        tb_data(&b, SERVER, 0.013, answer, TB_MSS, 1 + REQ);             /* passes the capture point */
+        uint32_t first = tb_data(&b, SERVER, 0.25, answer, TB_MSS, 1 + REQ);
+        uint32_t ack = got_it ? answer + TB_MSS : answer;
+        tb_data(&b, CLIENT, 0.3, 1, REQ, ack);                           /* the request again */
+        uint32_t second = tb_data(&b, SERVER, 0.7, answer, TB_MSS, 1 + REQ);
+        tapo_cause causes[2] = { tb_verdict(&b, first, true).cause, tb_verdict(&b, second, true).cause };
+        for (int k = 0; k < 2; k++) {
+            if (got_it)
+                g_assert_cmpint(causes[k], ==, TAPO_CAUSE_ACK_DELAY);
+            else
+                g_assert_cmpint(causes[k], !=, TAPO_CAUSE_ACK_DELAY);
+        }
+        tb_free(&b);
+    }
+}
+
 /* At the client, 70 ms from the server (no timestamps): a bulk transfer
  * whose first segment arrives but is not acknowledged; the client
  * acknowledges each of the 200 later segments with a duplicate ACK that
@@ -1037,6 +1067,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-bare-close-answers-nothing", test_a_bare_close_answers_nothing);
     g_test_add_func("/trust/an-ignored-reset-keeps-the-copies-proven", test_an_ignored_reset_keeps_the_copies_proven);
     g_test_add_func("/trust/a-dropped-arrival-proves-nothing", test_a_dropped_arrival_proves_nothing);
+    g_test_add_func("/trust/an-answer-short-of-the-range-denies-arrival", test_an_answer_short_of_the_range_denies_arrival);
     g_test_add_func("/trust/a-full-ring-is-no-silence", test_a_full_ring_is_no_silence);
     g_test_add_func("/trust/a-pure-ack-proves-the-counter-shared", test_a_pure_ack_proves_the_counter_shared);
     g_test_add_func("/trust/an-idle-sender-claims-no-chain", test_an_idle_sender_claims_no_chain);
