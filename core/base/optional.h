@@ -31,6 +31,13 @@ typedef struct tapo_opt_offset {
     int64_t at;                       /* 0 when unknown */
 } tapo_opt_offset;
 
+/* A cumulative ACK at o stops inside [lo, hi): the receiver still waits
+ * for bytes of that range (it does not have them all in order). */
+static inline bool tapo_ack_stops_inside(tapo_opt_offset o, int64_t lo, int64_t hi)
+{
+    return o.known && o.at >= lo && o.at < hi;
+}
+
 /* A count, when known. */
 typedef struct tapo_opt_count {
     bool known;

@@ -111,8 +111,7 @@ void tapo_hs_peer_answered(tapo_hindsight *hs, tapo_opt_offset acked)
         tapo_tracker *t = TRACKER(hs, i);
         if (!t->arrival_unanswered)
             continue;
-        bool denied = acked.known && acked.at >= t->cur_start && acked.at < t->cur_end;
-        if (!denied)
+        if (!tapo_ack_stops_inside(acked, t->cur_start, t->cur_end))
             prove_spurious(t, TAPO_PROOF_ARRIVED, t->arrived_frame);
         t->arrival_unanswered = false;
     }

@@ -117,11 +117,12 @@ static void fill_clues(const tapo_sender *s, const tapo_sb_desc *desc, int64_t l
  * arriving before this copy was sent (the send time is at or before the
  * true one: placed a whole round trip to the sender before it was seen)
  * and the receiver's TCP answered something since, its ACK not stopping
- * at the range: it was alive to take it (a host that never answers again
- * may have dropped it after the capture point, and one whose ACK stays at
- * the range never got it: a capture point before a lossy last hop).  Unanswered yet, hindsight confirms it when the
- * receiver answers.  A copy proven so proves every later copy too, even
- * when the receiver answered none of the copies in between. */
+ * inside the range: it was alive to take it (a host that never answers
+ * again may have dropped it after the capture point, and one whose ACK
+ * stays in the range never got it: a capture point before a lossy last
+ * hop).  Unanswered yet, hindsight confirms it when the receiver
+ * answers.  A copy proven so proves every later copy too, even when the
+ * receiver answered none of the copies in between. */
 static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, int64_t lo, int64_t hi,
                               const tapo_send_context *ctx, tapo_tx_info *tx)
 {
@@ -143,8 +144,8 @@ static void prove_unnecessary(const tapo_sender *s, const tapo_sb_desc *desc, in
      * stops there, says the receiver's TCP did not take it (a window it
      * had closed, a corrupt copy, a capture point before a lossy last
      * hop): that answer denies it, now and later. */
-    bool answer_stops_at_it = s->peer_last_seen_s > desc->latest_seen_s && s->peer_last_ack.known &&
-                              s->peer_last_ack.at >= lo && s->peer_last_ack.at < hi;
+    bool answer_stops_at_it = s->peer_last_seen_s > desc->latest_seen_s &&
+                              tapo_ack_stops_inside(s->peer_last_ack, lo, hi);
     if ((lo <= s->snd_una && desc->dupacks_since > 0) || answer_stops_at_it)
         return;
     if (s->peer_last_seen_s > desc->latest_seen_s) {
