@@ -252,7 +252,7 @@ static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, con
  * for data p resends, which break Karn's rule. */
 static void place_late_sender_packet(tapo_endpoint *self, const tapo_packet *p, const tapo_view_gap *g)
 {
-    tapo_sender_sent_at(&self->tx, p, g->time_s, g->on_clock.margin_s);
+    tapo_sender_sent_at(&self->tx, p, g->time_s, g->on_clock.margin_s, g->on_clock.unheard_from_s);
     int64_t from, to;
     if (tapo_sender_resends(&self->tx, p, &from, &to))
         tapo_rtt_history_rewind(&self->rtt_history, &self->rtt, g->time_s, from, to);
@@ -430,7 +430,7 @@ static void watch_gap(tapo_conv *c, const tapo_packet *p, const tapo_view_gap ga
     bool receivers_timer = view->snap.cur.handshake_retransmission;
     if (view->stalled && !receivers_timer)
         tapo_sender_watch_gap(&c->ep[s].tx, &view->facts_final, gaps[s].time_s - gaps[s].clock.gap_s,
-                              gaps[s].time_s, view->snap.threshold_s);
+                              gaps[s].time_s, view->snap.threshold_s, p->time_s);
 }
 
 /* ---- the connection's life --------------------------------------------- */

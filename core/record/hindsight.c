@@ -346,10 +346,10 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
 }
 
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
-                       double threshold_s)
+                       double threshold_s, double end_seen_s)
 {
     close_gap_watch(hs);
-    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s };
+    hs->gap = (tapo_gap_watch){ facts, from_s, to_s, threshold_s, end_seen_s };
     watch(facts);
 }
 
@@ -361,9 +361,19 @@ void tapo_hs_gap_busy(tapo_hindsight *hs)
     close_gap_watch(hs);
 }
 
-void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s)
+void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s, tapo_opt_s unheard_from_s)
 {
     tapo_gap_watch *w = &hs->gap;
+    /* A sender never resends what it knows acknowledged: a copy of data
+     * that the watched gap's receiver packet (or one before it)
+     * acknowledged left before that packet reached the sender, however
+     * the two were placed.  Its silence ended with the copy (the copy's
+     * own stall), and what the receiver packet ended was no longer it. */
+    if (w->facts && unheard_from_s.known && w->end_seen_s >= unheard_from_s.s && t_s > w->from_s) {
+        w->facts->revoked = true;
+        close_gap_watch(hs);
+        return;
+    }
     if (w->facts && t_s >= w->to_s) {
         close_gap_watch(hs);   /* a sender's packets leave in order: none later falls inside */
         return;

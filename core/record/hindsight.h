@@ -141,6 +141,7 @@ typedef struct tapo_gap_watch {
     double from_s;              /* the gap, sender time, seconds */
     double to_s;
     double threshold_s;         /* the stall threshold it exceeded, seconds */
+    double end_seen_s;          /* when the capture saw the receiver packet that ended it, seconds */
 } tapo_gap_watch;
 
 typedef struct tapo_hindsight {
@@ -237,10 +238,10 @@ void tapo_hs_acked(tapo_hindsight *hs, int64_t snd_una, double now_s, double rto
  * the copy (sender_send.c, prove_unnecessary). */
 void tapo_hs_peer_answered(tapo_hindsight *hs, tapo_opt_offset acked);
 
-/* Watches the gap of a stall a receiver packet ended (replacing the one
- * watched before). */
+/* Watches the gap of a stall a receiver packet seen at end_seen_s (capture
+ * time) ended (replacing the one watched before). */
 void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, double to_s,
-                       double threshold_s);
+                       double threshold_s, double end_seen_s);
 
 /* The sender's segment confirmed the peer's latest far ACK (more than any
  * window ahead of the data seen): the sender was at work throughout the
@@ -249,7 +250,9 @@ void tapo_hs_watch_gap(tapo_hindsight *hs, tapo_facts *facts, double from_s, dou
 void tapo_hs_gap_busy(tapo_hindsight *hs);
 
 /* A sender packet sent at t_s (sender time, placed within margin_s) in
- * frame: the watched gap shrinks to start there, or is revoked. */
-void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s);
+ * frame: the watched gap shrinks to start there, or is revoked.  When it
+ * resends what a receiver packet seen from unheard_from_s on (capture
+ * time) acknowledged, it left before that packet reached the sender. */
+void tapo_hs_sent_at(tapo_hindsight *hs, double t_s, uint32_t frame, double margin_s, tapo_opt_s unheard_from_s);
 
 #endif /* TAPO_HINDSIGHT_H */

@@ -331,6 +331,10 @@ static bool resends_fin(const tapo_sender *s, const tapo_packet *p, int64_t *fro
 tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p)
 {
     int64_t from, to;
+    /* A keep-alive repeats an acknowledged byte on purpose (RFC 1122
+     * 4.2.3.6): no copy, it says nothing of what had arrived. */
+    if (p->keep_alive || p->zero_window_probe)
+        return tapo_opt_s_none();
     if (!(tapo_sender_resends(s, p, &from, &to) || resends_fin(s, p, &from)) || from >= s->snd_una)
         return tapo_opt_s_none();
     const tapo_una_advance *a = tapo_sender_acked_by(s, from);
@@ -491,16 +495,17 @@ void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx)
 }
 
 void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
-                           double threshold_s)
+                           double threshold_s, double end_seen_s)
 {
-    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s);
+    tapo_hs_watch_gap(&s->hs, facts, from_s, to_s, threshold_s, end_seen_s);
 }
 
-void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s)
+void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s,
+                         tapo_opt_s unheard_from_s)
 {
     /* Its segment at the far ACK (rejoin_after_gap, sender_send.c): what
      * the capture missed was sent before that ACK, inside its gap. */
     if (G_UNLIKELY(tapo_sender_at_far_ack(s, p)))
         tapo_hs_gap_busy(&s->hs);
-    tapo_hs_sent_at(&s->hs, t_s, p->frame, margin_s);
+    tapo_hs_sent_at(&s->hs, t_s, p->frame, margin_s, unheard_from_s);
 }

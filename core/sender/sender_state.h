@@ -265,8 +265,8 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
 /* When the capture saw the receiver's ACK that covers the data (or the
  * bare FIN) p resends: a sender resends only what it has not seen
  * acknowledged, so that ACK and the receiver's packets after it had not
- * reached it (unknown: p resends nothing acknowledged, or the ACK is too
- * old to remember). */
+ * reached it (unknown: p resends nothing acknowledged, is a keep-alive or
+ * a window probe, or the ACK is too old to remember). */
 tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p);
 
 /* Whether the sender has data outstanding (sent, not acknowledged). */
@@ -377,10 +377,12 @@ void tapo_sender_watch_cur(tapo_sender *s, const tapo_tx_info *tx);
  * sender's timeline: a sender packet seen later but sent inside it
  * shortens it (tapo_hs_sent_at). */
 void tapo_sender_watch_gap(tapo_sender *s, tapo_facts *facts, double from_s, double to_s,
-                           double threshold_s);
+                           double threshold_s, double end_seen_s);
 
 /* The sender's packet p was sent at t_s (sender time), placed that
- * precisely. */
-void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s);
+ * precisely; receiver packets seen from unheard_from_s on (capture time)
+ * had not reached the sender then (it resends what they acknowledge). */
+void tapo_sender_sent_at(tapo_sender *s, const tapo_packet *p, double t_s, double margin_s,
+                         tapo_opt_s unheard_from_s);
 
 #endif /* TAPO_SENDER_STATE_H */

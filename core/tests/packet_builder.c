@@ -82,6 +82,13 @@ uint32_t tb_keep_alive(tb *b, int from, double t, uint32_t next_seq, uint32_t ac
     return feed(b, &p);
 }
 
+uint32_t tb_keep_alive_byte(tb *b, int from, double t, uint32_t next_seq, uint32_t ack)
+{
+    tapo_packet p = make_packet(b, from, t, next_seq - 1, ack, 1, TAPO_TCP_ACK, 65535, 0, NULL);
+    p.keep_alive = true;
+    return feed(b, &p);
+}
+
 uint32_t tb_repeat_last(tb *b, double t)
 {
     tapo_packet p = b->last;

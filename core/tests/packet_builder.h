@@ -45,6 +45,8 @@ uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32
 /* A keep-alive of endpoint 'from': no payload, one below next_seq (its
  * next sequence number, relative). */
 uint32_t tb_keep_alive(tb *b, int from, double t, uint32_t next_seq, uint32_t ack);
+/* The same with the byte below next_seq repeated (Windows, SMB servers). */
+uint32_t tb_keep_alive_byte(tb *b, int from, double t, uint32_t next_seq, uint32_t ack);
 
 /* Feeds the last packet again at time t: the same frame captured twice. */
 uint32_t tb_repeat_last(tb *b, double t);

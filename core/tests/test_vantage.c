@@ -422,6 +422,53 @@ static void test_crossing_request(void)
     }
 }
 
+/* Capture at the client, 100 ms from the server: the server answers a new
+ * request with two segments; the client's ACK of the first leaves 0.25 s
+ * later (its delayed ACK), and the server's timer copy of that segment is
+ * seen 0.12 s after the ACK, more than the round trip to the server: placed
+ * a round trip before it was seen, it would have left after the ACK
+ * arrived.  But a sender never resends what it knows acknowledged: the
+ * copy left before the ACK reached the server, whose silence the copy
+ * ended (its own stall, ack-delay: the ACK had left before it), and the
+ * ACK ends no stall (two passes; one pass cannot know yet).  Control: the
+ * copy resends the second segment, which that ACK did not cover: the ACK
+ * had reached the server, and its late arrival is a stall (packet-delay).
+ * Nor does a keep-alive, which repeats an acknowledged byte on purpose,
+ * say anything of when that ACK arrived. */
+static void test_ack_crossing_timer_copy(void)
+{
+    for (int covered = 0; covered < 2; covered++) {
+        tb b;
+        receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+        uint32_t done = 1 + 4 * MSS, asked = 1 + REQ + 50;
+        tb_data(&b, CLIENT, 1.0, 1 + REQ, 50, done);
+        tb_data(&b, SERVER, 1.1, done, 500, asked);
+        tb_data(&b, SERVER, 1.1001, done + 500, 500, asked);
+        uint32_t ack = tb_ack(&b, CLIENT, 1.35, done + 500, asked, WIN);
+        uint32_t copy = tb_data(&b, SERVER, 1.47, covered ? done : done + 500, 500, asked);
+        tb_ack(&b, CLIENT, 1.47005, done + 1000, asked, WIN);
+        g_assert_cmpint(tb_verdict(&b, ack, false).cause, ==, TAPO_CAUSE_PACKET_DELAY);
+        if (covered)
+            g_assert_false(tb_is_stall(&b, ack));
+        else
+            g_assert_cmpint(tb_verdict(&b, ack, true).cause, ==, TAPO_CAUSE_PACKET_DELAY);
+        tapo_verdict v = tb_verdict(&b, copy, true);
+        g_assert_true(v.retransmission);
+        if (covered)
+            g_assert_cmpint(v.cause, ==, TAPO_CAUSE_ACK_DELAY);
+        tb_free(&b);
+    }
+    tb b;
+    receiver_side_download(&b, TAPO_VANTAGE_MODE_AUTO, 0.01);
+    uint32_t done = 1 + 4 * MSS, asked = 1 + REQ + 50;
+    tb_data(&b, CLIENT, 1.0, 1 + REQ, 50, done);
+    tb_data(&b, SERVER, 1.1, done, 500, asked);
+    uint32_t ack = tb_ack(&b, CLIENT, 1.35, done + 500, asked, WIN);
+    tb_keep_alive_byte(&b, SERVER, 1.47, done + 500, asked);
+    g_assert_cmpint(tb_verdict(&b, ack, true).cause, ==, TAPO_CAUSE_PACKET_DELAY);
+    tb_free(&b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -440,5 +487,6 @@ int main(int argc, char **argv)
     g_test_add_func("/vantage/keep-alive-answer", test_keep_alive_answer);
     g_test_add_func("/vantage/bare-ack-that-releases-data", test_bare_ack_that_releases_data);
     g_test_add_func("/vantage/crossing-request", test_crossing_request);
+    g_test_add_func("/vantage/ack-crossing-timer-copy", test_ack_crossing_timer_copy);
     return g_test_run();
 }
