@@ -75,18 +75,22 @@ uint32_t tb_packet(tb *b, int from, double t, uint32_t seq, uint32_t ack, uint32
     return feed(b, &p);
 }
 
-uint32_t tb_keep_alive(tb *b, int from, double t, uint32_t next_seq, uint32_t ack)
+/* A keep-alive one below next_seq, carrying len bytes (0 or 1). */
+static uint32_t keep_alive(tb *b, int from, double t, uint32_t next_seq, uint32_t ack, uint32_t len)
 {
-    tapo_packet p = make_packet(b, from, t, next_seq - 1, ack, 0, TAPO_TCP_ACK, 65535, 0, NULL);
+    tapo_packet p = make_packet(b, from, t, next_seq - 1, ack, len, TAPO_TCP_ACK, 65535, 0, NULL);
     p.keep_alive = true;   /* as the wire decoder marks it */
     return feed(b, &p);
 }
 
+uint32_t tb_keep_alive(tb *b, int from, double t, uint32_t next_seq, uint32_t ack)
+{
+    return keep_alive(b, from, t, next_seq, ack, 0);
+}
+
 uint32_t tb_keep_alive_byte(tb *b, int from, double t, uint32_t next_seq, uint32_t ack)
 {
-    tapo_packet p = make_packet(b, from, t, next_seq - 1, ack, 1, TAPO_TCP_ACK, 65535, 0, NULL);
-    p.keep_alive = true;
-    return feed(b, &p);
+    return keep_alive(b, from, t, next_seq, ack, 1);
 }
 
 uint32_t tb_repeat_last(tb *b, double t)

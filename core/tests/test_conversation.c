@@ -113,10 +113,10 @@ static void test_settled_record(void)
     tapo_hs_init(&hs);
     tapo_hs_watch_gap(&hs, &rec.view[SERVER].facts_final, 1.0, 2.0, 0.2, 1.9);
     g_assert_false(tapo_record_settled(&rec));
-    tapo_hs_sent_at(&hs, 1.5, 7, 0.001, tapo_opt_s_none());              /* inside the gap: it shrinks */
+    tapo_hs_sent_at(&hs, 1.5, 7, 0.001, tapo_opt_s_none()); /* inside the gap: it shrinks */
     g_assert_false(tapo_record_settled(&rec));
     g_assert_cmpfloat_with_epsilon(rec.view[SERVER].facts_final.duration_s, 0.5, 1e-9);
-    tapo_hs_sent_at(&hs, 2.1, 8, 0.001, tapo_opt_s_none());              /* after it: nothing later falls inside */
+    tapo_hs_sent_at(&hs, 2.1, 8, 0.001, tapo_opt_s_none()); /* after it: nothing later falls inside */
     g_assert_true(tapo_record_settled(&rec));
     tapo_hs_destroy(&hs);
     g_assert_true(tapo_record_settled(&rec));
