@@ -140,3 +140,28 @@ class Connection:
         return [(t, self.packet(0, 0, 0, SYN, options=opts)),
                 (t + 0.0001, self.packet(1, 0, 1, SYN | ACK, options=opts)),
                 (t + rtt, self.packet(0, 1, 1, ACK, window=512))]
+
+
+def _block(kind, body):
+    body += b"\0" * (-len(body) % 4)
+    return struct.pack("<II", kind, len(body) + 12) + body + struct.pack("<I", len(body) + 12)
+
+
+def write_pcapng(path, records, linktype=LINKTYPE_RAW, names=()):
+    """A pcapng file: records as write_pcap's, one interface, and before
+    them one name resolution block per (ipv4 address, host name) list in
+    names."""
+    with open(path, "wb") as f:
+        f.write(_block(0x0a0d0d0a, struct.pack("<IHHq", 0x1a2b3c4d, 1, 0, -1)))
+        f.write(_block(1, struct.pack("<HHI", linktype, 0, 65535)))
+        for entries in names:
+            body = b""
+            for address, name in entries:
+                value = _ipv4_bytes(address) + name.encode() + b"\0"
+                body += struct.pack("<HH", 1, len(value)) + value + b"\0" * (-len(value) % 4)
+            f.write(_block(4, body + struct.pack("<HH", 0, 0)))
+        for rec in records:
+            t, data = rec[0], rec[1]
+            orig = rec[2] if len(rec) > 2 else len(data)
+            usec = int(round(t * 1e6))
+            f.write(_block(6, struct.pack("<IIIII", 0, usec >> 32, usec & 0xffffffff, len(data), orig) + data))

@@ -27,6 +27,13 @@
      (WIRESHARK_VERSION_MAJOR == (major) && WIRESHARK_VERSION_MINOR >= (minor)))
 #define BUFFER_START 65536   /* bytes: a frame's usual largest size */
 
+/* wsutil keeps one cache of small buffers for the whole process (a
+ * GPtrArray, buffer.c) that wiretap's readers take from and give back to
+ * without a lock: two workers reading a pcapng file each at once
+ * corrupted it (an abort about one run in twenty with -j 2).  Every call
+ * into wiretap holds this lock; the mapped classic pcap reader needs none. */
+static GMutex wiretap_lock;
+
 struct tapo_capture {
     char *path;
     tapo_pcap_file pcap;              /* classic pcap, mapped; else pcap.map is NULL */
@@ -65,8 +72,10 @@ tapo_capture *tapo_capture_open(const char *path, GError **error)
     }
     int err = 0;
     char *err_info = NULL;
+    g_mutex_lock(&wiretap_lock);
     wtap *wth = wtap_open_offline(path, WTAP_TYPE_AUTO, &err, &err_info, false);
     if (!wth) {
+        g_mutex_unlock(&wiretap_lock);
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s%s%s", path, wtap_strerror(err),
                     err_info ? ": " : "", err_info ? err_info : "");
         g_free(err_info);
@@ -81,6 +90,7 @@ tapo_capture *tapo_capture_open(const char *path, GError **error)
     wtap_rec_init(&c->rec);
     ws_buffer_init(&c->buf, BUFFER_START);
 #endif
+    g_mutex_unlock(&wiretap_lock);
     return c;
 }
 
@@ -91,6 +101,7 @@ bool tapo_capture_next(tapo_capture *c, tapo_frame *f, GError **error)
     int err = 0;
     char *err_info = NULL;
     int64_t offset;
+    g_mutex_lock(&wiretap_lock);
     wtap_rec_reset(&c->rec);
 #if TAPO_WS_AT_LEAST(4, 6)
     bool ok = wtap_read(c->wth, &c->rec, &err, &err_info, &offset);
@@ -99,6 +110,7 @@ bool tapo_capture_next(tapo_capture *c, tapo_frame *f, GError **error)
     bool ok = wtap_read(c->wth, &c->rec, &c->buf, &err, &err_info, &offset);
     const uint8_t *bytes = ws_buffer_start_ptr(&c->buf);
 #endif
+    g_mutex_unlock(&wiretap_lock);
     if (!ok) {
         if (err != 0)
             g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: after frame %u: %s%s%s", c->path,
@@ -129,11 +141,13 @@ void tapo_capture_close(tapo_capture *c)
         g_free(c);
         return;
     }
+    g_mutex_lock(&wiretap_lock);
     wtap_close(c->wth);
     wtap_rec_cleanup(&c->rec);
 #if !TAPO_WS_AT_LEAST(4, 6)
     ws_buffer_free(&c->buf);
 #endif
+    g_mutex_unlock(&wiretap_lock);
     g_free(c->path);
     g_free(c);
 }
