@@ -70,6 +70,13 @@ typedef struct tapo_config {
  * went unanswered (record/messages.h). */
 #define TAPO_SENDER_UNANSWERED 2      /* messages */
 
+/* A gap exceeds the threshold only by more than the capture clock's
+ * resolution: pcap's microsecond (a double holding epoch seconds keeps
+ * about 0.2 us more).  On a coarse clock (10 ms ticks) gaps and SRTT are
+ * whole ticks, and a gap of exactly twice an SRTT of one tick must not be
+ * decided by the rounding of the subtraction. */
+#define TAPO_CLOCK_RESOLUTION_S 1e-6  /* seconds */
+
 /* A connection that is over (both FINs acknowledged, or a reset) keeps its
  * state this long after its latest packet: a lost last ACK makes the peer
  * resend its FIN on its timer (Linux: at most 120 s apart, tcp_orphan_retries

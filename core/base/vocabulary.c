@@ -220,7 +220,7 @@ static const struct {
     { "audited", "the packets contradicted the decision tree's cause: the audit changed it (tapo.stall.rule says why)" },
     { "unexplained", "no rule of the decision tree explains the stall (tapo.stall.rule says what was seen)" },
     { "bare-ack", "a bare ACK ended the stall: whether the gap was a delayed ACK, think time or the path is read from an ACK, not from data" },
-    { "sender-choice", "the data did not settle which endpoint is the sender: it sent less data than its peer (a responder's short answers to longer requests), or a client sent under 4 KB in messages its peer only acknowledged; read with the other endpoint as the sender, the cause may differ" },
+    { "sender-choice", "the data did not settle which endpoint is the sender: it sent less data than its peer (a responder's short answers to longer requests; between bulk senders, one chosen because it answered, or because the peer's next message acknowledged its data), or a client sent under 4 KB in messages its peer only acknowledged; read with the other endpoint as the sender, the cause may differ" },
     { "pending-request", "the receiver sent new data while its own request was still unanswered: it needed no answer (client-idle), or it gave up waiting (the server's wait); the packets do not tell which" },
 };
 

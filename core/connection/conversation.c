@@ -226,6 +226,21 @@ static bool silent_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
  * earlier ACK, unseen, had reached it) and p now acknowledges everything:
  * p's is not the first ACK of that data, and a round trip taken from it
  * would last the whole silence (the sender's silence, spec section 8). */
+/* A round trip of exactly zero: the data and its ACK share a timestamp, so
+ * the round trip was shorter than the capture clock's tick (10 ms in old
+ * captures): half a tick on average.  Left out, such zeros would leave the
+ * estimator only the long samples (delayed ACKs) and an SRTT far above
+ * the sender's; taken as zero, they would shrink the threshold to the
+ * minimum stall duration, under one tick.  So the zero counts as half the
+ * tick, or as the SRTT when that is already shorter; before any sample or
+ * tick it stays no measurement (tapo_rtt_sample drops zeros).  Seconds. */
+static double rtt_within_tick(const tapo_conv *c, const tapo_endpoint *peer, double sample_s)
+{
+    if (sample_s != 0.0 || !peer->rtt.has_sample || c->quirks.tick_s == 0.0f)
+        return sample_s;
+    return tapo_min(c->quirks.tick_s / 2.0, peer->rtt.srtt_s);
+}
+
 static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
                      const tapo_rx_info *rx, bool acked_before, const tapo_config *cfg)
 {
@@ -243,7 +258,7 @@ static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, con
     if (G_UNLIKELY(peer->rtt.samples == 0))
         peer->rtt_from_syn_ack = d->away && c->handshake.acked && rx->rtt_seen_s == c->handshake.syn_ack_s;
     tapo_rtt_history_note(&peer->rtt_history, &peer->rtt, p->time_s, rx->rtt_from, rx->rtt_to);
-    tapo_rtt_sample(&peer->rtt, p->time_s - sent, cfg->rto_min_s);
+    tapo_rtt_sample(&peer->rtt, rtt_within_tick(c, peer, p->time_s - sent), cfg->rto_min_s);
 }
 
 /* Away from the sender, its packet p can be seen after receiver packets

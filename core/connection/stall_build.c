@@ -212,7 +212,7 @@ static bool ends_stall(const tapo_snapshot *snap, double gap_s, tapo_opt_s since
     bool waited_rto_min = since_tx_s.known && since_tx_s.s >= TAPO_TIMER_SLACK * cfg->rto_min_s;
     if (timer && (waited_rto_min || gap_s >= TAPO_TIMER_SLACK * snap->threshold_s))
         return true;
-    return gap_s > snap->threshold_s;
+    return gap_s > snap->threshold_s + TAPO_CLOCK_RESOLUTION_S;
 }
 
 void tapo_stall_build(const tapo_snapshot *before, const tapo_facts *before_facts,

@@ -59,6 +59,8 @@ typedef struct tapo_capture_quirks {
     tapo_seen_packet recent[TAPO_RECENT_PACKETS]; /* the connection's latest packets (ring) */
     tapo_ring ring;
     bool started;                     /* a packet was noted */
+    float tick_s;                     /* the shortest step forward between the connection's packets, seconds: at
+                                       * least the capture clock's tick (0: none yet) */
     double latest_time_s;             /* the latest capture time seen, seconds */
 } tapo_capture_quirks;
 

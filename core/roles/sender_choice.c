@@ -86,14 +86,20 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
     uint64_t bytes0 = sum->payload_bytes[0], bytes1 = sum->payload_bytes[1];
     if (rec && bytes0 >= TAPO_BULK_BYTES && bytes1 >= TAPO_BULK_BYTES) {
         /* Both send bulk data in turns: the side whose data was in flight,
-         * unless the other side's answer ended the gap (its payload, a
-         * request pending for it, acknowledging all that was in flight):
-         * then the gap was that side's wait to answer. */
+         * unless the server's answer ended the gap (its payload, a request
+         * pending for it, acknowledging all that was in flight): then the
+         * gap was its wait to answer.  A client's next request answers
+         * nothing: it carries the late ACK of the response in flight (an
+         * SMB client polling), and the stall stays the one of the side
+         * whose data waited (spec section 1).  Without a client known,
+         * either side's answer. */
         bool out0 = rec->view[0].snap.packets_out > 0, out1 = rec->view[1].snap.packets_out > 0;
         if (out0 != out1) {
             int busy = out0 ? 0 : 1, other = tapo_peer_of(busy);
             *basis = TAPO_BASIS_DIRECTION;
-            return answers_in_flight(&rec->view[other].snap, &rec->view[busy].snap) ? other : busy;
+            tapo_opt_endpoint client = client_of(sum);
+            bool may_answer = !client.known || client.e != other;
+            return may_answer && answers_in_flight(&rec->view[other].snap, &rec->view[busy].snap) ? other : busy;
         }
     }
     /* Peers: no request awaits an answer, the heavier sender's data is the
@@ -206,9 +212,18 @@ G_GNUC_NO_INLINE bool tapo_conv_sender_uncertain(const tapo_conv_summary *sum, i
 {
     /* A stall the sender's own copy ended is its stall whatever the choice:
      * read with the other as the sender, the copy chooses it back. */
-    bool by_role = basis != TAPO_BASIS_DIRECTION && basis != TAPO_BASIS_PREFERENCE && !ends_with_own_copy(view);
-    return by_role && (sum->payload_bytes[sender] < sum->payload_bytes[tapo_peer_of(sender)] ||
-                       chosen_by_messages(sum, sender));
+    if (ends_with_own_copy(view) || basis == TAPO_BASIS_PREFERENCE)
+        return false;
+    /* Between bulk senders, the side whose data waited for a bare ACK is
+     * chosen by the packets; the side that answered, or whose data the
+     * peer's next message acknowledged, by reading that message as an
+     * answer or not, on which readers split where the bytes point the
+     * other way (an SMB client that sent more than its server). */
+    const tapo_cur *cur = &view->snap.cur;
+    bool by_reading = basis != TAPO_BASIS_DIRECTION || view->snap.packets_out == 0 ||
+                      (cur->dir == TAPO_DIR_IN && cur->payload);
+    return by_reading && (sum->payload_bytes[sender] < sum->payload_bytes[tapo_peer_of(sender)] ||
+                          chosen_by_messages(sum, sender));
 }
 
 bool tapo_conv_sender_looks_reversed(const tapo_conv_summary *sum, int sender,

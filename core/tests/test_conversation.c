@@ -701,6 +701,50 @@ static void test_unanswered_request(void)
     tb_free(&b);
 }
 
+/* A capture clock of 1/64 s ticks (15.6 ms: old Windows captures), at the
+ * server: most of the server's data is acknowledged within the tick it was
+ * sent in (a round trip of zero on this clock), two responses by the
+ * client's delayed-ACK timer (13 ticks).  The zeros are round trips shorter
+ * than the tick: counted as the tick, they pull SRTT back down after the
+ * delayed ACKs, so five ticks of think time are a stall and one tick is
+ * none.  Dropped, they would leave SRTT at 54 ms (no stall); taken as
+ * zero, they would shrink the threshold to the 10 ms minimum (one tick a
+ * stall). */
+#define TICK 0.015625
+static void test_coarse_clock_zero_rtt(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_packet(&b, CLIENT, 0.0, 0, 0, 0, TAPO_TCP_SYN, WIN, 0, NULL);
+    tb_packet(&b, SERVER, 0.0, 0, 1, 0, TAPO_TCP_SYN | TAPO_TCP_ACK, WIN, 0, NULL);
+    tb_packet(&b, CLIENT, TICK, 1, 1, 0, TAPO_TCP_ACK, WIN, 0, NULL);
+    uint32_t c = 1, s = 1;   /* each side's next relative sequence number */
+    for (int i = 1; i <= 2; i++) {
+        tb_data(&b, CLIENT, i, c, REQ, s);
+        c += REQ;
+        tb_data(&b, SERVER, i, s, REQ, c);
+        s += REQ;
+        tb_ack(&b, CLIENT, i + 13 * TICK, s, c, WIN);
+    }
+    for (int i = 0; i < 30; i++) {   /* request, answer, the next request: one tick */
+        tb_data(&b, CLIENT, 3.0, c, REQ, s);
+        c += REQ;
+        tb_data(&b, SERVER, 3.0, s, REQ, c);
+        s += REQ;
+    }
+    tb_data(&b, CLIENT, 3.0 + TICK, c, REQ, s);
+    c += REQ;
+    uint32_t think = tb_data(&b, SERVER, 3.0 + 6 * TICK, s, REQ, c);
+    s += REQ;
+    tb_data(&b, CLIENT, 3.0 + 7 * TICK, c, REQ, s);
+    c += REQ;
+    uint32_t one_tick = tb_data(&b, SERVER, 3.0 + 8 * TICK, s, REQ, c);
+    assert_both(&b, think, TAPO_CAUSE_DATA_UNAVAILABLE);
+    g_assert_false(tb_is_stall(&b, one_tick));
+    tb_free(&b);
+}
+#undef TICK
+
 /* A lost SYN: the client resends it after the initial RTO of 1 s.  The
  * stall is the client's (its timer, its SYN; the server sent nothing), so
  * the client is the analysed sender, and the vantage is relative to it. */
@@ -1013,6 +1057,7 @@ int main(int argc, char **argv)
     g_test_add_func("/conversation/small-rwnd", test_small_rwnd);
     g_test_add_func("/conversation/unanswered-request", test_unanswered_request);
     g_test_add_func("/conversation/syn-retransmission", test_syn_retransmission);
+    g_test_add_func("/conversation/coarse-clock-zero-rtt", test_coarse_clock_zero_rtt);
     g_test_add_func("/conversation/capture-duplicates", test_capture_duplicates_ignored);
     g_test_add_func("/conversation/capture-duplicates-ip-id", test_capture_duplicates_by_ip_id);
     g_test_add_func("/conversation/late-syn-ack", test_late_syn_ack);

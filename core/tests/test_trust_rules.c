@@ -870,25 +870,34 @@ static void test_a_pure_ack_proves_the_counter_shared(void)
 }
 
 /* At the server, 10 ms from the client: both send bulk data (64 KB each
- * way, as SMB reads and writes do), then the client's 278-byte request
- * waits 50 ms for the server's answer, which acknowledges it.  The
- * client's data was in flight, but what ended the gap was the server's
- * answer to it: the server's wait (data-unavailable), not the client's
- * ACK coming late (packet-delay). */
+ * way, as SMB reads and writes do), the client 'more' segments more than
+ * the server, or the server -more more.  c and s: each side's next
+ * relative sequence number after it. */
+static void both_sent_bulk(tb *b, int more, uint32_t *c, uint32_t *s)
+{
+    tb_init(b, 1000, 5000000);
+    tb_handshake(b, 0.0, 0.01, WIN, WIN);
+    *c = *s = 1;
+    double t = 0.02;
+    for (int k = 0; k < 48 + more; k++, *c += TB_MSS)
+        tb_data(b, CLIENT, t + 0.0001 * k, *c, TB_MSS, *s);
+    tb_ack(b, SERVER, t + 0.01, *c, *s, WIN);
+    t = 0.04;
+    for (int k = 0; k < 48 - more; k++, *s += TB_MSS)
+        tb_data(b, SERVER, t + 0.0001 * k, *s, TB_MSS, *c);
+    tb_ack(b, CLIENT, t + 0.015, *s, *c, WIN);
+}
+
+/* Both sent bulk data; then the client's 278-byte request waits 50 ms for
+ * the server's answer, which acknowledges it.  The client's data was in
+ * flight, but what ended the gap was the server's answer to it: the
+ * server's wait (data-unavailable), not the client's ACK coming late
+ * (packet-delay). */
 static void test_an_answer_ends_the_answerers_wait(void)
 {
     tb b;
-    tb_init(&b, 1000, 5000000);
-    tb_handshake(&b, 0.0, 0.01, WIN, WIN);
-    uint32_t c = 1, s = 1;
-    double t = 0.02;
-    for (int k = 0; k < 48; k++, c += TB_MSS)
-        tb_data(&b, CLIENT, t + 0.0001 * k, c, TB_MSS, s);
-    tb_ack(&b, SERVER, t + 0.005, c, s, WIN);
-    t = 0.03;
-    for (int k = 0; k < 48; k++, s += TB_MSS)
-        tb_data(&b, SERVER, t + 0.0001 * k, s, TB_MSS, c);
-    tb_ack(&b, CLIENT, t + 0.015, s, c, WIN);
+    uint32_t c, s;
+    both_sent_bulk(&b, 0, &c, &s);
     tb_data(&b, CLIENT, 0.1, c, 278, s);
     uint32_t answer = tb_data(&b, SERVER, 0.15, s, 10060, c + 278);
     tb_ack(&b, CLIENT, 0.16, s + 10060, c + 278, WIN);
@@ -898,6 +907,30 @@ static void test_an_answer_ends_the_answerers_wait(void)
     tb_free(&b);
 }
 
+/* Both sent bulk data; the server answers a request at once, and the
+ * client's next request comes 200 ms later, carrying the first ACK of that
+ * answer (an SMB client polling).  A request answers nothing: the gap
+ * delayed the server's answer's ACK (packet-delay, the server's stall),
+ * whichever side sent more.  Where the client sent more, readers split
+ * on whose stall it is (the client's wait to send, by its bytes): the
+ * sender's choice is uncertain. */
+static void test_a_request_answers_nothing(void)
+{
+    for (int client_heavier = 0; client_heavier < 2; client_heavier++) {
+        tb b;
+        uint32_t c, s;
+        both_sent_bulk(&b, client_heavier ? 2 : -2, &c, &s);
+        tb_data(&b, CLIENT, 0.1, c, 278, s);
+        tb_data(&b, SERVER, 0.1001, s, 116, c + 278);
+        uint32_t next = tb_data(&b, CLIENT, 0.3001, c + 278, 278, s + 116);
+        tb_data(&b, SERVER, 0.3002, s + 116, 116, c + 556);
+        tapo_verdict v = tb_verdict(&b, next, true);
+        g_assert_cmpint(v.sender, ==, SERVER);
+        g_assert_cmpint(v.cause, ==, TAPO_CAUSE_PACKET_DELAY);
+        g_assert_cmpint(v.sender_uncertain, ==, client_heavier);
+        tb_free(&b);
+    }
+}
 
 /* At the client, 10 ms from the server: the client's first 2 bytes of a
  * request (a length prefix), the server's delayed ACK of them 0.2 s
@@ -1075,6 +1108,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-fin-resent-after-its-ack", test_a_fin_resent_after_its_ack);
     g_test_add_func("/trust/an-ack-says-what-had-arrived", test_an_ack_says_what_had_arrived);
     g_test_add_func("/trust/an-answer-ends-the-answerers-wait", test_an_answer_ends_the_answerers_wait);
+    g_test_add_func("/trust/a-request-answers-nothing", test_a_request_answers_nothing);
     g_test_add_func("/trust/a-close-answered-is-the-peers", test_a_close_answered_is_the_peers);
     g_test_add_func("/trust/a-request-completed-after-its-ack", test_a_request_completed_after_its_ack);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
