@@ -196,7 +196,7 @@ class Outputs(unittest.TestCase):
     def test_workers_read_a_pcapng_file_at_once(self):
         # Each worker reads the whole file; wiretap's readers share one
         # cache of small buffers (wsutil), which name resolution blocks
-        # fill: unguarded, about one run in ten aborted.
+        # fill: unguarded, about one run in eight aborted.
         linktype, records = pcapfile.read_pcap(os.path.join(ROOT, "test-captures", "ack-delay.pcap"))
         names = [[("10.%d.%d.%d" % (b, i // 250, i % 250), "host-%d-%d.example.net" % (b, i)) for i in range(100)]
                  for b in range(20)]

@@ -220,12 +220,6 @@ static bool silent_past_timer(const tapo_endpoint *peer, const tapo_packet *p)
     return tapo_silence_outlasts_timer(&snap, p->time_s - last.s);
 }
 
-/* An ACK from p's sender (self) of its peer's data: a turnaround of self,
- * and an RTT sample of the peer on its own timeline, when that is known.
- * Not when the peer's silence outlasted its timer (acked_before: an
- * earlier ACK, unseen, had reached it) and p now acknowledges everything:
- * p's is not the first ACK of that data, and a round trip taken from it
- * would last the whole silence (the sender's silence, spec section 8). */
 /* A round trip of exactly zero: the data and its ACK share a timestamp, so
  * the round trip was shorter than the capture clock's tick (10 ms in old
  * captures): half a tick on average.  Left out, such zeros would leave the
@@ -241,6 +235,12 @@ static double rtt_within_tick(const tapo_conv *c, const tapo_endpoint *peer, dou
     return tapo_min(c->quirks.tick_s / 2.0, peer->rtt.srtt_s);
 }
 
+/* An ACK from p's sender (self) of its peer's data: a turnaround of self,
+ * and an RTT sample of the peer on its own timeline, when that is known.
+ * Not when the peer's silence outlasted its timer (acked_before: an
+ * earlier ACK, unseen, had reached it) and p now acknowledges everything:
+ * p's is not the first ACK of that data, and a round trip taken from it
+ * would last the whole silence (the sender's silence, spec section 8). */
 static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
                      const tapo_rx_info *rx, bool acked_before, const tapo_config *cfg)
 {

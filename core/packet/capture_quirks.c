@@ -70,13 +70,12 @@ void tapo_quirks_note_time(tapo_capture_quirks *q, const tapo_packet *p, tapo_co
         events->time_backwards++;
     if (q->started && p->time_s - q->latest_time_s > TAPO_CLOCK_JUMP_S)
         events->time_jumps++;
-    if (q->started && p->time_s > q->latest_time_s) {
+    if (!q->started || p->time_s > q->latest_time_s) {
         float step = (float)(p->time_s - q->latest_time_s);
-        if (q->tick_s == 0.0f || step < q->tick_s)
+        if (q->started && (q->tick_s == 0.0f || step < q->tick_s))
             q->tick_s = step;
-    }
-    if (!q->started || p->time_s > q->latest_time_s)
         q->latest_time_s = p->time_s;
+    }
     q->started = true;
 }
 

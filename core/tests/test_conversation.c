@@ -705,8 +705,8 @@ static void test_unanswered_request(void)
  * server: most of the server's data is acknowledged within the tick it was
  * sent in (a round trip of zero on this clock), two responses by the
  * client's delayed-ACK timer (13 ticks).  The zeros are round trips shorter
- * than the tick: counted as the tick, they pull SRTT back down after the
- * delayed ACKs, so five ticks of think time are a stall and one tick is
+ * than the tick: counted as half the tick, they pull SRTT back down after
+ * the delayed ACKs, so five ticks of think time are a stall and one tick is
  * none.  Dropped, they would leave SRTT at 54 ms (no stall); taken as
  * zero, they would shrink the threshold to the 10 ms minimum (one tick a
  * stall). */
