@@ -264,6 +264,20 @@ class TrustPatterns(unittest.TestCase):
         self.assertIn("delayed-ACK timer", stall["tapo.stall.hint"])
         self.assertNotIn("bufferbloat", stall["tapo.stall.hint"])
 
+    def test_p25_an_ack_on_the_next_request_has_its_hint(self):
+        stall, = self.stalls("p25_ack_on_next_request")
+        self.assertEqual(stall["tapo.stall.cause"], "packet-delay")
+        self.assertIn("only with its next message", stall["tapo.stall.hint"])
+        self.assertNotIn("delayed-ACK timer", stall["tapo.stall.hint"])
+
+    def test_p38_an_unacknowledged_byte_is_no_keep_alive(self):
+        stalls = self.stalls("p38_keystroke_resent")
+        copies = [s for s in stalls if s["tapo.stall.retrans_count"]]
+        self.assertEqual(len(copies), 2, stalls)
+        self.assertIn(copies[0]["tapo.stall.cause"], ("tail", "small-cwnd"))
+        self.assertEqual(copies[1]["tapo.stall.cause"], "t-double")
+        self.assertTrue(all(s["tapo.sender"].split()[0] == "initiator" for s in copies))
+
     def test_p25_an_ack_sent_at_once_is_no_delayed_ack(self):
         stall, = self.stalls("p25_late_segment_acked_at_once")
         self.assertEqual(stall["tapo.stall.cause"], "packet-delay")

@@ -643,6 +643,22 @@ def p25_delayed_ack():
     return f
 
 
+def p25_ack_on_next_request():
+    """At the client, 30 ms from the server: one small segment of the
+    server's arrives and the client acknowledges it only with its next
+    request, 150 ms later (its delayed-ACK timer, 200 ms, had not fired):
+    packet-delay (nothing lost), the hint says the ACK waited for the next
+    message, not that a timer held it."""
+    f = Flow()
+    t = f.handshake(0.0, 0.03, "client")
+    t = exchange(f, t + 0.05, 0.03, 4, "client")
+    f.request(t + 0.05)
+    f.send(t + 0.08, SERVER, 100)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 0.23, CLIENT, 120)
+    return f
+
+
 def p25_late_segment_acked_at_once():
     """At the client, 30 ms from the server (TCP timestamps): the server
     answers a request at once with one small segment that a queue on the
@@ -1025,6 +1041,27 @@ def p37_keep_alive_echo():
     f.send(t + 15.0, SERVER, 0, flags=ACK | FIN, heard_by=heard)
     f.deliver(CLIENT, f.next_seq[SERVER])
     f.send(t + 15.0005, CLIENT, 0, flags=ACK | FIN)
+    return f
+
+
+def p38_keystroke_resent():
+    """At the client, 3 ms from the server: a remote-login session; the
+    client's keystroke (one byte) goes unanswered and its timer sends it
+    again 0.2 s and 0.6 s later, at its next sequence number less one,
+    which Wireshark's rule flags as a keep-alive.  The byte was never
+    acknowledged, so these are copies of it (RFC 1122 4.2.3.6: a
+    keep-alive repeats an acknowledged byte): two retransmission stalls
+    of the client, the second a double; then the server's echo."""
+    f = Flow()
+    t = f.handshake(0.0, 0.003, "client")
+    t = exchange(f, t + 0.01, 0.003, 2, "client")
+    seq = f.send(t + 1.0, CLIENT, 1)
+    f.send(t + 1.2, CLIENT, 1, seq=seq)
+    f.send(t + 1.6, CLIENT, 1, seq=seq)
+    f.deliver(SERVER, seq + 1)
+    f.send(t + 1.603, SERVER, 1)
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(t + 1.643, CLIENT, 0)
     return f
 
 

@@ -175,6 +175,21 @@ def holes(p):
             if before(p["ack"], le) and (le, re) not in zip(p["dsack_le"], p["dsack_re"])]
 
 
+def unflag_unacked_keep_alives(by_stream):
+    """Wireshark flags a keep-alive by its sequence number alone (one byte,
+    or none, at the next sequence number less one).  A keep-alive repeats
+    a byte the peer has acknowledged (RFC 1122 4.2.3.6): one byte the peer
+    has not acknowledged is a copy of it (a keystroke resent by its timer),
+    data like any other."""
+    for packets in by_stream.values():
+        acked = {}   # port -> the highest ACK of its data that its peer sent so far
+        for f, p in packets:
+            if p["keep_alive"] and p["len"] == 1 and p["port"] in acked and at_or_before(acked[p["port"]], p["seq"]):
+                p["keep_alive"] = False
+            if p["flags"] & ACK and (p["dport"] not in acked or before(acked[p["dport"]], p["ack"])):
+                acked[p["dport"]] = p["ack"]
+
+
 class Checker:
     """Checks the stalls of one capture; fail(stall, what) reports."""
 
@@ -190,6 +205,7 @@ class Checker:
             self.sent[(p["stream"], p["port"])].append((f, p))
             self.by_host[p["host"]].append((f, p))
             self.by_stream[p["stream"]].append((f, p))
+        unflag_unacked_keep_alives(self.by_stream)
         self.kinds = collections.Counter()
 
     def fail(self, stall, what):

@@ -620,6 +620,12 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     if (tapo_quirks_is_duplicate(&c->quirks, &seen))
         return NULL;
     tapo_endpoint *self = &c->ep[p->from], *peer = &c->ep[tapo_peer_of(p->from)];
+    tapo_packet resent;
+    if (G_UNLIKELY(p->keep_alive) && tapo_sender_keep_alive_resends(&self->tx, p)) {
+        resent = *p;   /* a retransmission Wireshark's rule flags as a keep-alive */
+        resent.keep_alive = false;
+        p = &resent;
+    }
     if (!follow_handshake(c, self, peer, p, cfg))
         return NULL;
     tapo_view_gap gaps[2];

@@ -39,6 +39,14 @@ static const char delayed_ack[] =
     "lost: if the wait matters, have {receiver} acknowledge at once (Linux: TCP_QUICKACK; Windows: "
     "TcpAckFrequency) or {sender} send without waiting for the ACK (TCP_NODELAY)";
 
+/* The same hold, ended by the receiver's next message: no timer fired,
+ * the ACK waited for data to ride on (a client polling, a chatty
+ * protocol's next command). */
+static const char ack_with_next_message[] =
+    "{receiver} acknowledged a single segment only with its next message, a stall of {duration} (a delayed ACK "
+    "that waited for data to carry it), and nothing was lost: if the wait matters, have {receiver} acknowledge at once "
+    "(Linux: TCP_QUICKACK; Windows: TcpAckFrequency) or {sender} send without waiting for the ACK (TCP_NODELAY)";
+
 /* The receiver's request never reached the sender (is_request_lost in
  * classifier.c): no pause of either end, a loss on the way to the sender. */
 static const char request_lost[] =
@@ -134,7 +142,7 @@ static const char *template_of(const tapo_verdict *v, const tapo_conv_summary *s
     if (v->cause == TAPO_CAUSE_CLIENT_IDLE && tapo_cur_acks_unseen_one(cur))
         return unseen_idle_close_by_sender;
     if (is_delayed_ack(v))
-        return delayed_ack;
+        return cur->payload ? ack_with_next_message : delayed_ack;
     if (v->cause == TAPO_CAUSE_DATA_UNAVAILABLE && cur->dir == TAPO_DIR_OUT && tapo_cur_is_bare_ack(cur))
         return acked_before_answer;
     if (v->cause == TAPO_CAUSE_UNDETERMINED && tapo_request_lost(&v->view->snap))

@@ -130,13 +130,15 @@ static void settle_more_data(tapo_hindsight *hs, bool had_more_data)
 }
 
 /* Answers "did the sender answer after its bare ACK?" for every tracker
- * still asking. */
-static void settle_answered(tapo_hindsight *hs, bool answered)
+ * still asking: payload at t_s (capture time) answers when sent at once,
+ * before a gap that would be a stall of its own. */
+static void settle_answered(tapo_hindsight *hs, bool payload, double t_s)
 {
     for (unsigned i = 0; i < tapo_hs_open_count(hs); i++) {
         tapo_tracker *t = TRACKER(hs, i);
         if (t->awaiting_answer) {
-            t->facts->answered = answered;
+            t->facts->answered = payload;
+            t->facts->answered_at_once = payload && t_s <= t->at_once_by_s;
             t->awaiting_answer = false;
         }
     }
@@ -165,6 +167,7 @@ void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack, double close_
     t->awaiting_close = !fin;
     t->at_once_by_s = close_by_s;
     t->facts->answered = false;
+    t->facts->answered_at_once = false;
     t->awaiting_answer = bare_ack;
 }
 
@@ -197,11 +200,11 @@ void tapo_hs_transmitted(tapo_hindsight *hs, double t_s, bool new_data)
     settle_released(hs, t_s, new_data);
 }
 
-void tapo_hs_new_data(tapo_hindsight *hs)
+void tapo_hs_new_data(tapo_hindsight *hs, double t_s)
 {
     settle_more_data(hs, true);
     settle_closing(hs, false, 0.0);
-    settle_answered(hs, true);
+    settle_answered(hs, true, t_s);
 }
 
 void tapo_hs_fin(tapo_hindsight *hs, double t_s, bool answers_close)
@@ -209,7 +212,7 @@ void tapo_hs_fin(tapo_hindsight *hs, double t_s, bool answers_close)
     /* A FIN that answers the peer's FIN is the peer's close, not one the
      * sender's last data came with. */
     settle_closing(hs, !answers_close, t_s);
-    settle_answered(hs, false);
+    settle_answered(hs, false, t_s);
 }
 
 void tapo_hs_response_ended(tapo_hindsight *hs)
@@ -226,7 +229,7 @@ void tapo_hs_request(tapo_hindsight *hs)
 
 void tapo_hs_bare_ack(tapo_hindsight *hs)
 {
-    settle_answered(hs, false);
+    settle_answered(hs, false, 0.0);
 }
 
 static bool overlaps(int64_t a_start, int64_t a_end, int64_t b_start, int64_t b_end)

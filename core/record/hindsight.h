@@ -64,6 +64,7 @@ typedef struct tapo_facts {
     bool chain_went_on;         /* cur was a bare FIN after unanswered timer copies, and the sender resent the head
                                    after it: the FIN was its application's close, not the chain's end */
     bool answered;              /* cur was the sender's bare ACK, and its next transmission carried new payload */
+    bool answered_at_once;      /* answered, and that payload came before a gap that would be a stall of its own */
     bool far_ack;               /* cur was the peer's ACK more than any window ahead of the data seen (ignored
                                    until the sender's segment at it confirms it: tapo_hs_gap_busy) */
     bool released;              /* cur was the peer's bare ACK of all the sender had out, and the sender's next
@@ -171,8 +172,9 @@ void tapo_hs_cur(tapo_hindsight *hs, int64_t start, int64_t end, const tapo_cur_
  * sends next says whether it was closing, or answering. */
 void tapo_hs_cur_sent(tapo_hindsight *hs, bool fin, bool bare_ack, double close_by_s);
 
-/* The sender transmitted data beyond its previous snd_nxt. */
-void tapo_hs_new_data(tapo_hindsight *hs);
+/* The sender transmitted data beyond its previous snd_nxt, at t_s
+ * (capture time, seconds). */
+void tapo_hs_new_data(tapo_hindsight *hs, double t_s);
 
 /* The sender sent [start, end) again (before the newest tracker's cur is
  * known: a later copy than every cur already known). */

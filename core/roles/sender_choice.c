@@ -144,14 +144,20 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
  * data was part of what the sender waited for: a request completed only
  * after the ACK, so an answer after it does not make the wait the
  * sender's. */
-static bool stall_of_acked_data(const tapo_conv_summary *sum, const tapo_stall_view *mine,
+static bool stall_of_acked_data(const tapo_conv_summary *sum, int sender, const tapo_stall_view *mine,
                                 const tapo_stall_view *other)
 {
     if (!other->stalled || other->snap.packets_out == 0)
         return false;
     /* Between peers the sender's next message answers nothing: its late
-     * ACK was all it had for the other's message. */
-    bool answered = mine->facts_final.answered && !tapo_is_peer_protocol(sum->port[0], sum->port[1]);
+     * ACK was all it had for the other's message.  A client's next message
+     * answers the server's only when sent at once: after a stall of its
+     * own it is the client's next request (an upload's next chunk), and
+     * the late ACK before it held only the server's data. */
+    tapo_opt_endpoint client = client_of(sum);
+    bool by_client = client.known && client.e == sender;
+    bool answered = (by_client ? mine->facts_final.answered_at_once : mine->facts_final.answered) &&
+                    !tapo_is_peer_protocol(sum->port[0], sum->port[1]);
     bool released = tapo_cur_is_peer_bare_ack(&other->snap.cur) && other->facts_final.released;
     if (mine->stalled)
         return tapo_cur_is_bare_ack(&mine->snap.cur) && (!answered || released) && other->snap.cur.acks_all;
@@ -189,7 +195,7 @@ G_GNUC_NO_INLINE int tapo_conv_sender(const tapo_conv_summary *sum, const tapo_c
     }
     /* Likewise the other's stall that the sender's bare ACK ended. */
     const tapo_stall_view *mine = rec ? &rec->view[sender] : NULL;
-    if (other && stall_of_acked_data(sum, mine, other)) {
+    if (other && stall_of_acked_data(sum, sender, mine, other)) {
         *basis = TAPO_BASIS_DIRECTION;
         return tapo_peer_of(sender);
     }

@@ -169,7 +169,7 @@ static void reveal_unseen_data(tapo_sender *s, const tapo_packet *p, int64_t ack
     s->payload_bytes += rx->revealed_bytes;
     s->sent_payload = true;
     s->request_pending = false;
-    tapo_hs_new_data(&s->hs);
+    tapo_hs_new_data(&s->hs, p->time_s);
 }
 
 /* A SACK block above everything acknowledged, all of it data the capture

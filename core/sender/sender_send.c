@@ -301,7 +301,7 @@ static void record_new_data(tapo_sender *s, int64_t lo, int64_t end, bool fin,
              * it answers no hindsight question about later stalls. */
             s->last_new_hints_more = sends_more_soon(s, payload_end - lo, end);
             tx->new_data = true;
-            tapo_hs_new_data(&s->hs);
+            tapo_hs_new_data(&s->hs, when.seen_s);
         }
     }
     s->snd_nxt = end;

@@ -341,6 +341,12 @@ tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_pack
     return a ? tapo_opt_s_of(a->seen_s) : tapo_opt_s_none();
 }
 
+bool tapo_sender_keep_alive_resends(const tapo_sender *s, const tapo_packet *p)
+{
+    int64_t from, to;
+    return p->keep_alive && p->payload_len == 1 && tapo_sender_resends(s, p, &from, &to) && from >= s->snd_una;
+}
+
 /* The peer's packet p acknowledges up to *ack (stream offset of the
  * sender's data), read without moving the sender's sequence space. */
 static bool peer_ack(const tapo_sender *s, const tapo_packet *p, int64_t *ack)

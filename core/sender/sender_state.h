@@ -269,6 +269,11 @@ bool tapo_sender_resends(const tapo_sender *s, const tapo_packet *p, int64_t *fr
  * a window probe, or the ACK is too old to remember). */
 tapo_opt_s tapo_sender_acked_before_resend(const tapo_sender *s, const tapo_packet *p);
 
+/* p, flagged a keep-alive (one byte at snd_nxt - 1), re-sends a byte the
+ * peer has not acknowledged: a retransmission of it, not a keep-alive,
+ * which repeats an acknowledged byte (RFC 1122 4.2.3.6). */
+bool tapo_sender_keep_alive_resends(const tapo_sender *s, const tapo_packet *p);
+
 /* Whether the sender has data outstanding (sent, not acknowledged). */
 bool tapo_sender_outstanding(const tapo_sender *s);
 

@@ -932,6 +932,63 @@ static void test_a_request_answers_nothing(void)
     }
 }
 
+/* An upload in chunks: the client sends 20 segments, the server answers
+ * each chunk with 187 bytes at once, and the client's delayed ACK of that
+ * answer comes 40 ms later (the server's threshold is 20 ms).  When the
+ * client's next chunk follows 10 s later, it answers nothing: the client
+ * had nothing to send, and its late ACK held only the server's answer
+ * (packet-delay, the server's stall).  When the chunk follows at once
+ * after the ACK, the client's delayed-ACK timer fired while it prepared
+ * the chunk: its own wait (data-unavailable, the client's stall). */
+static void test_an_uploads_next_chunk_answers_late(void)
+{
+    for (int at_once = 0; at_once < 2; at_once++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+        uint32_t c = 1, s = 1;
+        for (int k = 0; k < 20; k++, c += TB_MSS)
+            tb_data(&b, CLIENT, 0.02 + 0.0001 * k, c, TB_MSS, s);
+        tb_ack(&b, SERVER, 0.03, c, s, WIN);
+        tb_data(&b, SERVER, 0.035, s, 187, c);
+        uint32_t ack = tb_ack(&b, CLIENT, 0.075, s + 187, c, WIN);
+        for (int k = 0; k < 20; k++, c += TB_MSS)
+            tb_data(&b, CLIENT, (at_once ? 0.0755 : 10.0) + 0.0001 * k, c, TB_MSS, s + 187);
+        tapo_verdict v = tb_verdict(&b, ack, true);
+        g_assert_cmpint(v.sender, ==, at_once ? CLIENT : SERVER);
+        g_assert_cmpint(v.cause, ==, at_once ? TAPO_CAUSE_DATA_UNAVAILABLE : TAPO_CAUSE_PACKET_DELAY);
+        tb_free(&b);
+    }
+}
+
+/* A remote-login keystroke: the client's one byte, unacknowledged, sent
+ * again by its timer 0.2 s later at snd_nxt - 1, which Wireshark flags as
+ * a keep-alive.  A keep-alive repeats a byte the peer has acknowledged
+ * (RFC 1122 4.2.3.6); this byte was not: a retransmission, the client's
+ * own stall.  Once the server acknowledged the byte, the same segment is
+ * a keep-alive on an idle connection (client-idle). */
+static void test_an_unacked_byte_is_no_keep_alive(void)
+{
+    for (int acked = 0; acked < 2; acked++) {
+        tb b;
+        tb_init(&b, 1000, 5000000);
+        tb_handshake(&b, 0.0, 0.01, WIN, WIN);
+        tb_data(&b, CLIENT, 0.02, 1, 20, 1);
+        tb_data(&b, SERVER, 0.031, 1, 2000, 21);
+        tb_ack(&b, CLIENT, 0.041, 2001, 21, WIN);
+        tb_data(&b, CLIENT, 1.0, 21, 1, 2001);
+        if (acked)
+            tb_ack(&b, SERVER, 1.011, 22, 2001, WIN);
+        uint32_t again = tb_keep_alive_byte(&b, CLIENT, acked ? 30.0 : 1.2, 22, 2001);
+        tapo_verdict v = tb_verdict(&b, again, true);
+        g_assert_cmpint(v.retransmission, ==, !acked);
+        g_assert_cmpint(v.sender, ==, acked ? SERVER : CLIENT);
+        if (acked)
+            g_assert_cmpint(v.cause, ==, TAPO_CAUSE_CLIENT_IDLE);
+        tb_free(&b);
+    }
+}
+
 /* At the client, 10 ms from the server: the client's first 2 bytes of a
  * request (a length prefix), the server's delayed ACK of them 0.2 s
  * later, and its answer 22 ms after that ACK.  When the client sends the
@@ -1111,6 +1168,8 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-request-answers-nothing", test_a_request_answers_nothing);
     g_test_add_func("/trust/a-close-answered-is-the-peers", test_a_close_answered_is_the_peers);
     g_test_add_func("/trust/a-request-completed-after-its-ack", test_a_request_completed_after_its_ack);
+    g_test_add_func("/trust/an-uploads-next-chunk-answers-late", test_an_uploads_next_chunk_answers_late);
+    g_test_add_func("/trust/an-unacked-byte-is-no-keep-alive", test_an_unacked_byte_is_no_keep_alive);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);

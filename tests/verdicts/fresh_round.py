@@ -2,8 +2,8 @@
 """The fresh rounds (README.md, "A fresh round", "A second fresh round",
 "A third fresh round", "A fourth fresh round", "A fifth fresh round", "A
 sixth fresh round", "A seventh fresh round", "An eighth fresh round", "A
-ninth fresh round")
-scored against TAPO.
+ninth fresh round", "A tenth fresh round") and the rule checks of the
+thirteenth session scored against TAPO.
 
 fresh.tsv (the first round) and fresh2.tsv (the second, on the
 collections' other captures) hold rows read blind from captures of two
@@ -13,7 +13,9 @@ public collections that are not in ../shared/real-captures; fresh3.tsv
 fresh9.tsv (the ninth) from
 zeek's test traces; fresh10.tsv (the tenth) from nDPI's test captures
 (ntop/nDPI at 3b1286ab0, tests/cfgs/default/pcap, named ndpi__ and the
-file's name; the eight in ../shared/real-captures left out).  CI cannot score them.  To score them, get the captures once (any copy of the
+file's name; the eight in ../shared/real-captures left out); fresh11.tsv
+(round 11) the stalls the thirteenth session's rules changed on other
+nDPI captures, with controls.  CI cannot score them.  To score them, get the captures once (any copy of the
 repositories at the commits the tables name), in one folder: the first
 two collections' named OWNER__BASENAME, zeek's named zeek3__ and the path
 under testing/btest/Traces with "/" as "__":
@@ -25,7 +27,7 @@ under testing/btest/Traces with "/" as "__":
 
 then:
 
-    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|...|10]
+    tests/verdicts/fresh_round.py DIR [--tapo build/tapo] [--misses] [--round 1|2|...|11]
 
 TAPO is right on a row when its two-pass verdict at the frame is in the
 expected set ("none": it reports no stall there), as in verdict_set.py.
@@ -42,7 +44,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Each round and its table.
 ROUNDS = (("1", "fresh.tsv"), ("2", "fresh2.tsv"), ("3", "fresh3.tsv"), ("4", "fresh4.tsv"), ("5", "fresh5.tsv"),
-          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"), ("8", "fresh8.tsv"), ("9", "fresh9.tsv"), ("10", "fresh10.tsv"))
+          ("6", "fresh6.tsv"), ("7", "fresh7.tsv"), ("8", "fresh8.tsv"), ("9", "fresh9.tsv"), ("10", "fresh10.tsv"),
+          ("11", "fresh11.tsv"))
 
 
 def main():
