@@ -629,17 +629,25 @@ def p24_silence_proves_the_ack():
     return f
 
 
-def p25_delayed_ack():
-    """At the client, 30 ms from the server: one small segment of the
-    server's arrives and the client's delayed-ACK timer holds its ACK
-    200 ms: packet-delay (nothing lost), with the delayed-ACK hint."""
+def one_small_answer():
+    """At the client, 30 ms from the server, after four exchanges: a
+    request and the server's one small segment answering it; returns the
+    flow and the time that segment arrived."""
     f = Flow()
     t = f.handshake(0.0, 0.03, "client")
     t = exchange(f, t + 0.05, 0.03, 4, "client")
     f.request(t + 0.05)
     f.send(t + 0.08, SERVER, 100)
     f.deliver(CLIENT, f.next_seq[SERVER])
-    f.send(t + 0.28, CLIENT, 0)
+    return f, t + 0.08
+
+
+def p25_delayed_ack():
+    """At the client, 30 ms from the server: one small segment of the
+    server's arrives and the client's delayed-ACK timer holds its ACK
+    200 ms: packet-delay (nothing lost), with the delayed-ACK hint."""
+    f, t = one_small_answer()
+    f.send(t + 0.2, CLIENT, 0)
     return f
 
 
@@ -649,13 +657,8 @@ def p25_ack_on_next_request():
     request, 150 ms later (its delayed-ACK timer, 200 ms, had not fired):
     packet-delay (nothing lost), the hint says the ACK waited for the next
     message, not that a timer held it."""
-    f = Flow()
-    t = f.handshake(0.0, 0.03, "client")
-    t = exchange(f, t + 0.05, 0.03, 4, "client")
-    f.request(t + 0.05)
-    f.send(t + 0.08, SERVER, 100)
-    f.deliver(CLIENT, f.next_seq[SERVER])
-    f.send(t + 0.23, CLIENT, 120)
+    f, t = one_small_answer()
+    f.send(t + 0.15, CLIENT, 120)
     return f
 
 

@@ -80,6 +80,17 @@ static bool answers_in_flight(const tapo_snapshot *answerer, const tapo_snapshot
            answerer->request_pending && answerer->packets_out == 0 && busy->cur.acks_all;
 }
 
+/* An upload's chunk (by its bytes, not reports pushed to a peer that
+ * rarely answers) answered late by the server: its answer ended the gap,
+ * with nothing of the client's in flight and the chunk pending for it.
+ * The wait was the server's to answer, as in any request and response
+ * (the client waits for that answer to send its next chunk). */
+static bool answers_upload(const tapo_conv_summary *sum, const tapo_stall_record *rec, int client, int server)
+{
+    return rec && !pushes(sum, client) && rec->view[server].stalled && rec->view[client].snap.packets_out == 0 &&
+           answers_in_flight(&rec->view[server].snap, &rec->view[client].snap);
+}
+
 /* The endpoint whose data the connection is about (the paper's server). */
 static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *rec, tapo_basis *basis)
 {
@@ -116,6 +127,10 @@ static int data_sender(const tapo_conv_summary *sum, const tapo_stall_record *re
     if (client.known) {
         int server = tapo_peer_of(client.e);
         if (client_sends(sum, client.e, server)) {
+            if (answers_upload(sum, rec, client.e, server)) {
+                *basis = TAPO_BASIS_DIRECTION;
+                return server;
+            }
             *basis = TAPO_BASIS_DATA;
             return client.e;
         }

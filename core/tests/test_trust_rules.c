@@ -932,6 +932,25 @@ static void test_a_request_answers_nothing(void)
     }
 }
 
+/* The client's chunk of an upload: 20 segments from its byte *c at t_s,
+ * acknowledging the server's byte s; *c moves past them. */
+static void upload_chunk(tb *b, double t_s, uint32_t *c, uint32_t s)
+{
+    for (int k = 0; k < 20; k++, *c += TB_MSS)
+        tb_data(b, CLIENT, t_s + 0.0001 * k, *c, TB_MSS, s);
+}
+
+/* 10 ms apart: the handshake and the upload's first chunk, which the
+ * server acknowledges at 0.03 s. */
+static void upload_started(tb *b, uint32_t *c, uint32_t *s)
+{
+    tb_init(b, 1000, 5000000);
+    tb_handshake(b, 0.0, 0.01, WIN, WIN);
+    *c = *s = 1;
+    upload_chunk(b, 0.02, c, *s);
+    tb_ack(b, SERVER, 0.03, *c, *s, WIN);
+}
+
 /* An upload in chunks: the client sends 20 segments, the server answers
  * each chunk with 187 bytes at once, and the client's delayed ACK of that
  * answer comes 40 ms later (the server's threshold is 20 ms).  When the
@@ -944,21 +963,35 @@ static void test_an_uploads_next_chunk_answers_late(void)
 {
     for (int at_once = 0; at_once < 2; at_once++) {
         tb b;
-        tb_init(&b, 1000, 5000000);
-        tb_handshake(&b, 0.0, 0.01, WIN, WIN);
-        uint32_t c = 1, s = 1;
-        for (int k = 0; k < 20; k++, c += TB_MSS)
-            tb_data(&b, CLIENT, 0.02 + 0.0001 * k, c, TB_MSS, s);
-        tb_ack(&b, SERVER, 0.03, c, s, WIN);
+        uint32_t c, s;
+        upload_started(&b, &c, &s);
         tb_data(&b, SERVER, 0.035, s, 187, c);
         uint32_t ack = tb_ack(&b, CLIENT, 0.075, s + 187, c, WIN);
-        for (int k = 0; k < 20; k++, c += TB_MSS)
-            tb_data(&b, CLIENT, (at_once ? 0.0755 : 10.0) + 0.0001 * k, c, TB_MSS, s + 187);
+        upload_chunk(&b, at_once ? 0.0755 : 10.0, &c, s + 187);
         tapo_verdict v = tb_verdict(&b, ack, true);
         g_assert_cmpint(v.sender, ==, at_once ? CLIENT : SERVER);
         g_assert_cmpint(v.cause, ==, at_once ? TAPO_CAUSE_DATA_UNAVAILABLE : TAPO_CAUSE_PACKET_DELAY);
         tb_free(&b);
     }
+}
+
+/* The same upload, the server's 187-byte answer 0.3 s after its ACK of
+ * the chunk (its threshold 20 ms), and the client's next chunk at once
+ * after that answer.  The client had nothing in flight and waited for
+ * the answer: the server's wait to answer (data-unavailable, the
+ * server's stall), not the client idle because the server spoke. */
+static void test_an_upload_answered_late_is_the_servers_wait(void)
+{
+    tb b;
+    uint32_t c, s;
+    upload_started(&b, &c, &s);
+    uint32_t answer = tb_data(&b, SERVER, 0.33, s, 187, c);
+    upload_chunk(&b, 0.331, &c, s + 187);
+    tapo_verdict v = tb_verdict(&b, answer, true);
+    g_assert_cmpint(v.sender, ==, SERVER);
+    g_assert_cmpint(v.cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    g_assert_true(v.sender_uncertain);   /* it sent less: chosen by reading its message as an answer */
+    tb_free(&b);
 }
 
 /* A remote-login keystroke: the client's one byte, unacknowledged, sent
@@ -1170,6 +1203,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/a-request-completed-after-its-ack", test_a_request_completed_after_its_ack);
     g_test_add_func("/trust/an-uploads-next-chunk-answers-late", test_an_uploads_next_chunk_answers_late);
     g_test_add_func("/trust/an-unacked-byte-is-no-keep-alive", test_an_unacked_byte_is_no_keep_alive);
+    g_test_add_func("/trust/an-upload-answered-late-is-the-servers-wait", test_an_upload_answered_late_is_the_servers_wait);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);
