@@ -123,8 +123,8 @@ typedef struct tapo_tracker {
     bool awaiting_answer;       /* cur was the sender's bare ACK: whether its next transmission carries payload */
     bool awaiting_release;      /* cur was the peer's bare ACK: whether the sender's next transmission is new data
                                    sent by release_by_s */
-    double at_once_by_s;        /* with awaiting_release or awaiting_close: the latest capture time at which the
-                                 * sender's next transmission counts as sent at once, seconds */
+    double at_once_by_s;        /* with awaiting_release, awaiting_close or awaiting_answer: the latest capture
+                                 * time at which the sender's next transmission counts as sent at once, seconds */
     tapo_opt_s acked;           /* when snd_una reached nxt0, seconds */
     bool cur_acked;             /* an ACK has covered cur's range (the echo was read) */
     bool cur_resent;            /* cur's range was sent again after cur: a D-SACK may report that copy */
