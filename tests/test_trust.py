@@ -278,6 +278,14 @@ class TrustPatterns(unittest.TestCase):
         self.assertEqual(copies[1]["tapo.stall.cause"], "t-double")
         self.assertTrue(all(s["tapo.sender"].split()[0] == "initiator" for s in copies))
 
+    def test_p39_an_uploads_answers_are_the_servers(self):
+        stalls = {int(s["frame.number"]): s for s in self.stalls("p39_upload_in_chunks")}
+        late_answer, late_ack = 25, 47
+        self.assertEqual((stalls[late_answer]["tapo.stall.cause"], stalls[late_answer]["tapo.sender"].split()[0]),
+                         ("data-unavailable", "responder"))
+        self.assertEqual((stalls[late_ack]["tapo.stall.cause"], stalls[late_ack]["tapo.sender"].split()[0]),
+                         ("packet-delay", "responder"))
+
     def test_p25_an_ack_sent_at_once_is_no_delayed_ack(self):
         stall, = self.stalls("p25_late_segment_acked_at_once")
         self.assertEqual(stall["tapo.stall.cause"], "packet-delay")

@@ -1068,6 +1068,37 @@ def p38_keystroke_resent():
     return f
 
 
+def p39_upload_in_chunks():
+    """At the client, 10 ms from the server: an upload in chunks of 20
+    segments, each answered by the server with 187 bytes.  The first
+    answer comes 0.3 s after the server's ACK of the chunk, and the next
+    chunk at once after it: the server's wait to answer
+    (data-unavailable, the server's stall).  The second answer comes at
+    once, the client's delayed ACK of it 40 ms later, and its next chunk
+    only 10 s after that: the late ACK held the server's answer
+    (packet-delay, the server's stall), and the chunk, the client's own
+    pace, answers nothing."""
+    f = Flow()
+    t = f.handshake(0.0, 0.01, "client")
+
+    def chunk(t):
+        for i in range(20):
+            f.send(t + i * 0.0001, CLIENT, MSS)
+        f.deliver(SERVER, f.next_seq[CLIENT])
+        return t + 0.0119                          # the server's ACK of it, seen here
+
+    f.send(chunk(t + 0.01), SERVER, 0)
+    t += 0.3219
+    f.send(t, SERVER, 187)                         # the late answer
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    answered = chunk(t + 0.001)
+    f.send(answered, SERVER, 187)                  # the second answer, at once
+    f.deliver(CLIENT, f.next_seq[SERVER])
+    f.send(answered + 0.04, CLIENT, 0)             # the client's delayed ACK
+    f.send(chunk(answered + 10.0), SERVER, 0)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 
