@@ -286,6 +286,12 @@ class TrustPatterns(unittest.TestCase):
         self.assertEqual((stalls[late_ack]["tapo.stall.cause"], stalls[late_ack]["tapo.sender"].split()[0]),
                          ("packet-delay", "responder"))
 
+    def test_p40_an_answer_on_its_ack_is_no_distance(self):
+        stalls = self.stalls("p40_answers_carry_their_acks")
+        self.assertEqual({s["tapo.stall.cause"] for s in stalls}, {"data-unavailable"}, stalls)
+        self.assertEqual({s["tapo.sender"].split()[0] for s in stalls}, {"responder"})
+        self.assertGreaterEqual(len(stalls), 5)
+
     def test_p25_an_ack_sent_at_once_is_no_delayed_ack(self):
         stall, = self.stalls("p25_late_segment_acked_at_once")
         self.assertEqual(stall["tapo.stall.cause"], "packet-delay")

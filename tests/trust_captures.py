@@ -1099,6 +1099,24 @@ def p39_upload_in_chunks():
     return f
 
 
+def p40_answers_carry_their_acks():
+    """At the client, 2 ms from the server: the client polls, the server
+    answers each 200-byte request 60 ms later with 250 bytes that carry
+    its ACK of the request (no bare ACK), and the client's next request
+    follows each answer 0.1 ms later.  The 60 ms are the server's think
+    time (data-unavailable on each answer), not its distance: the requests
+    sent at once after the answers end no stall."""
+    f = Flow()
+    t = f.handshake(0.0, 0.002, "client") + 0.0001
+    for _ in range(6):
+        f.request(t, 200)
+        f.send(t + 0.06, SERVER, 250)
+        f.deliver(CLIENT, f.next_seq[SERVER])
+        t += 0.0601
+    f.request(t, 200)
+    return f
+
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

@@ -242,11 +242,11 @@ static double rtt_within_tick(const tapo_conv *c, const tapo_endpoint *peer, dou
  * p's is not the first ACK of that data, and a round trip taken from it
  * would last the whole silence (the sender's silence, spec section 8). */
 static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                     const tapo_rx_info *rx, bool acked_before, const tapo_config *cfg)
+                     const tapo_rx_info *rx, bool acked_before, bool head, const tapo_config *cfg)
 {
     if (!rx->rtt_valid || (acked_before && !tapo_sender_outstanding(&peer->tx)))
         return;
-    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, TAPO_TURN_CLEAN, cfg);
+    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN, cfg);
     const tapo_distance *d = tapo_endpoint_distance(peer, self, cfg, c->turn_version);
     if (!d->known) {
         peer->syn_rtt_untaken = peer->rtt.samples == 0 && (p->flags & TAPO_TCP_SYN);
@@ -283,6 +283,9 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
 {
     const tapo_view_gap *g = &gaps[p->from];
     uint32_t owed_acks = self->ip_ids.peer_data_packets;   /* read before the ID count resets it */
+    /* An ACK that rides on the head of a response includes the think time
+     * (read before p answers the request). */
+    bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
     tapo_send_context ctx = {
         .margin_s = g->on_clock.margin_s,
         .send_time_s = g->time_s,
@@ -318,7 +321,7 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
                        (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload,
                            tx->new_data, rx);
-    note_rtt(c, self, peer, p, rx, acked_before, cfg);
+    note_rtt(c, self, peer, p, rx, acked_before, head, cfg);
     return new_payload;
 }
 

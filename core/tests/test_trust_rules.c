@@ -951,6 +951,38 @@ static void upload_started(tb *b, uint32_t *c, uint32_t *s)
     tb_ack(b, SERVER, 0.03, *c, *s, WIN);
 }
 
+/* At the client, 2 ms from the server (the handshake's turnaround): the
+ * client polls, the server answers each request 60 ms later on the
+ * answer itself (no bare ACK), and the client's next request follows the
+ * answer at once.  Those 60 ms are the server's think time, not its
+ * distance from the capture point: a turnaround whose answer is the head
+ * of a response is not clean (vantage.h), whether its time comes from an
+ * echo or from the ACK the answer carries.  Taken as the distance, the
+ * server's answer was placed 60 ms before the capture saw it, and the
+ * client's request sent at once after it became a stall of the answer's
+ * late ACK (packet-delay, high) at a gap of 0.1 ms
+ * (filecontainer-smb.pcap 1309). */
+static void test_an_answer_on_its_ack_is_no_distance(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    tb_handshake(&b, 0.0, 0.002, WIN, WIN);
+    uint32_t c = 1, s = 1, last = 0;
+    double t = 0.01;
+    for (int i = 0; i < 6; i++) {
+        tb_data(&b, CLIENT, t, c, 200, s);
+        c += 200;
+        last = tb_data(&b, SERVER, t + 0.06, s, 250, c);
+        s += 250;
+        t += 0.0601;
+    }
+    uint32_t next = tb_data(&b, CLIENT, t, c, 200, s);
+    g_assert_false(tb_is_stall(&b, next));
+    g_assert_true(tb_is_stall(&b, last));
+    g_assert_cmpint(tb_verdict(&b, last, true).cause, ==, TAPO_CAUSE_DATA_UNAVAILABLE);
+    tb_free(&b);
+}
+
 /* An upload in chunks: the client sends 20 segments, the server answers
  * each chunk with 187 bytes at once, and the client's delayed ACK of that
  * answer comes 40 ms later (the server's threshold is 20 ms).  When the
@@ -1204,6 +1236,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/an-uploads-next-chunk-answers-late", test_an_uploads_next_chunk_answers_late);
     g_test_add_func("/trust/an-unacked-byte-is-no-keep-alive", test_an_unacked_byte_is_no_keep_alive);
     g_test_add_func("/trust/an-upload-answered-late-is-the-servers-wait", test_an_upload_answered_late_is_the_servers_wait);
+    g_test_add_func("/trust/an-answer-on-its-ack-is-no-distance", test_an_answer_on_its_ack_is_no_distance);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);

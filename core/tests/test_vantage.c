@@ -102,7 +102,8 @@ static void test_vantage_of_one_host(void)
 }
 
 /* Minima: answers delayed by the endpoint only add; the recent minimum
- * follows queueing, and a response's head (think time) is not clean. */
+ * follows queueing, and a response's head (think time) is not clean
+ * unless it is the tighter bound. */
 static void test_turnaround_minima(void)
 {
     tapo_turnaround t = { 0 };
@@ -115,6 +116,19 @@ static void test_turnaround_minima(void)
         tapo_turn_add(&t, 0.08, TAPO_TURN_CLEAN);   /* a queue has built up */
     g_assert_cmpfloat(tapo_turn_recent(&t), ==, 0.08);
     g_assert_cmpfloat(t.min_s, ==, 0.03);
+    /* A head still bounds the round trip: one faster than the recent clean
+     * samples (delayed ACKs, say) is the tighter bound. */
+    tapo_turn_add(&t, 0.5, TAPO_TURN_RESPONSE_HEAD);
+    g_assert_cmpfloat(tapo_turn_recent(&t), ==, 0.08);
+    tapo_turn_add(&t, 0.05, TAPO_TURN_RESPONSE_HEAD);
+    g_assert_cmpfloat(tapo_turn_recent(&t), ==, 0.05);
+    /* Heads alone (every answer rode on a response): the least of them,
+     * which a delayed ACK coming later does not displace. */
+    tapo_turnaround h = { 0 };
+    tapo_turn_add(&h, 0.06, TAPO_TURN_RESPONSE_HEAD);
+    tapo_turn_add(&h, 0.002, TAPO_TURN_RESPONSE_HEAD);
+    tapo_turn_add(&h, 0.2, TAPO_TURN_CLEAN);
+    g_assert_cmpfloat(tapo_turn_recent(&h), ==, 0.002);
     tapo_turn_add(&t, -1.0, TAPO_TURN_CLEAN);       /* the file went back in time */
     g_assert_cmpfloat(t.min_s, ==, 0.03);
 }

@@ -19,7 +19,11 @@ bool tapo_turn_add(tapo_turnaround *t, double sample_s, tapo_turn_kind kind)
         t->min_s = sample_s;
     t->samples++;
     t->handshake = t->handshake || kind == TAPO_TURN_HANDSHAKE;
-    if (kind == TAPO_TURN_RESPONSE_HEAD)
+    /* Every sample bounds the round trip from above (causality); a head
+     * adds the application's think time, so it counts among the recent
+     * ones only before any clean one, or as a bound tighter than theirs
+     * (clean samples that are all delayed ACKs). */
+    if (kind == TAPO_TURN_RESPONSE_HEAD && t->recent.count > 0 && sample_s >= t->recent_min_s)
         return changed;
     t->recent_s[tapo_ring_push(&t->recent, TAPO_TURN_RECENT)] = sample_s;
     double least = t->recent_s[0];

@@ -20,7 +20,10 @@
  * estimators keep minima: the smallest ever, which places the capture
  * point, and the smallest of the last few clean samples, which follows
  * queueing on the path.  A sample is not clean when the answer is the head
- * of a response: it includes the application's think time.
+ * of a response, timed by its echo or by the ACK it carries: it includes
+ * the application's think time.  It still bounds the round trip, and counts
+ * among the recent ones before any clean one, or when it is the tighter
+ * bound.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
