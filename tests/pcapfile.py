@@ -105,11 +105,12 @@ def _ipv6_bytes(a):
     return ipaddress.IPv6Address(a).packed
 
 
-def ip_packet(src, dst, tcp, ip_id=0):
-    """An IPv4 or IPv6 packet around a TCP segment (raw IP link type)."""
+def ip_packet(src, dst, tcp, ip_id=0, ttl=64):
+    """An IPv4 or IPv6 packet around a TCP segment (raw IP link type);
+    ttl: the TTL or hop limit as captured."""
     if ":" in src:
-        return struct.pack("!IHBB", 0x60000000, len(tcp), 6, 64) + _ipv6_bytes(src) + _ipv6_bytes(dst) + tcp
-    header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ip_id & 0xffff, 0x4000, 64, 6, 0,
+        return struct.pack("!IHBB", 0x60000000, len(tcp), 6, ttl) + _ipv6_bytes(src) + _ipv6_bytes(dst) + tcp
+    header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), ip_id & 0xffff, 0x4000, ttl, 6, 0,
                          _ipv4_bytes(src), _ipv4_bytes(dst))
     header = header[:10] + struct.pack("!H", _checksum(header)) + header[12:]
     return header + tcp
@@ -123,6 +124,7 @@ class Connection:
         self.ends = (client, server)
         self.isn = list(isn)
         self.ip_id = [1, 1]
+        self.ttl = [64, 64]    # each side's TTL as captured: 64, crossed no router
 
     def packet(self, side, seq, ack, flags, window=65535, payload=b"", options=b"", ip_id=None):
         """side 0: the client sends, 1: the server; seq and ack relative."""
@@ -133,7 +135,7 @@ class Connection:
         if ip_id is None:
             ip_id = self.ip_id[side]
             self.ip_id[side] += 1
-        return ip_packet(src, dst, tcp, ip_id)
+        return ip_packet(src, dst, tcp, ip_id, self.ttl[side])
 
     def handshake(self, t, rtt=0.05, syn_options=None):
         opts = syn_options if syn_options is not None else tcp_options(mss=1460, wscale=7, sack_perm=True)

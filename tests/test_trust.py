@@ -292,6 +292,12 @@ class TrustPatterns(unittest.TestCase):
         self.assertEqual({s["tapo.sender"].split()[0] for s in stalls}, {"responder"})
         self.assertGreaterEqual(len(stalls), 5)
 
+    def test_p41_a_delayed_ack_places_no_capture(self):
+        stalls = self.stalls("p41_keystrokes_acked_late")
+        copies = [s for s in stalls if s["tapo.stall.retrans_count"]]
+        self.assertEqual([s["tapo.stall.cause"] for s in copies], ["tail", "t-double"], stalls)
+        self.assertEqual({s["tapo.vantage"].split()[0] for s in copies}, {"sender"})
+
     def test_p25_an_ack_sent_at_once_is_no_delayed_ack(self):
         stall, = self.stalls("p25_late_segment_acked_at_once")
         self.assertEqual(stall["tapo.stall.cause"], "packet-delay")

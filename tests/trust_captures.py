@@ -1117,6 +1117,32 @@ def p40_answers_carry_their_acks():
     return f
 
 
+
+def p41_keystrokes_acked_late():
+    """At the client (its packets at TTL 64; the server's at 61, three
+    routers away), from the middle of a remote login: each keystroke is
+    echoed 3 ms later and the client acknowledges each 1-byte echo with its
+    delayed-ACK timer 47 ms later.  Then a keystroke's echo does not come:
+    the client's timer re-sends the byte 0.21 s later and again 0.42 s
+    after that, and the echo follows the second copy.  Captured at the
+    client, the copies are the last byte re-sent (tail), then re-sent again
+    (t-double); nothing shows that the byte had arrived."""
+    f = Flow()
+    f.conn.ttl = [64, 61]
+    t = 0.0
+    for _ in range(6):
+        f.request(t, 1)
+        f.send(t + 0.003, SERVER, 1)
+        f.deliver(CLIENT, f.next_seq[SERVER])
+        f.send(t + 0.05, CLIENT, 0)
+        t += 0.15
+    seq = f.send(t, CLIENT, 1)
+    f.send(t + 0.21, CLIENT, 1, seq=seq)
+    f.send(t + 0.63, CLIENT, 1, seq=seq)
+    f.deliver(SERVER, seq + 1)
+    f.send(t + 0.635, SERVER, 1)
+    return f
+
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 
 

@@ -32,6 +32,13 @@ static inline int64_t tapo_seq_offset(tapo_seqspace *space, uint32_t raw)
     return space->ref_offset + (int32_t)(raw - space->ref_raw);
 }
 
+/* Offset of raw in an anchored space, without anchoring an empty one
+ * (callers check space->anchored). */
+static inline int64_t tapo_seq_peek(const tapo_seqspace *space, uint32_t raw)
+{
+    return space->ref_offset + (int32_t)(raw - space->ref_raw);
+}
+
 /* Moves the reference forward to raw when raw lies ahead of it; call with the
  * end of each segment the sender transmits. */
 static inline void tapo_seq_advance(tapo_seqspace *space, uint32_t raw)

@@ -179,6 +179,23 @@ G_GNUC_NO_INLINE static void note_keep_alive(tapo_conv *c, tapo_endpoint *self, 
     add_turnaround(c, self, p->time_s - self->tx.peer_last_seen_s, TAPO_TURN_CLEAN, cfg);
 }
 
+/* What self's answer p measured, read before p updates the senders: the
+ * head of a response includes think time (head), and a bare ACK of less
+ * than two full-sized segments of the peer's may have waited for the
+ * delayed-ACK timer (RFC 1122 4.2.3.2, RFC 5681 4.2); a SACK (out-of-order
+ * data), a FIN or a second full segment is acknowledged at once. */
+static tapo_turn_kind answer_kind(const tapo_endpoint *peer, const tapo_packet *p, bool head)
+{
+    if (head)
+        return TAPO_TURN_RESPONSE_HEAD;
+    if (p->payload_len > 0 || p->sack_count > 0 || !(p->flags & TAPO_TCP_ACK) ||
+        (p->flags & (TAPO_TCP_SYN | TAPO_TCP_FIN | TAPO_TCP_RST)) || !peer->tx.seq.anchored)
+        return TAPO_TURN_CLEAN;
+    int64_t acked = tapo_seq_peek(&peer->tx.seq, p->ack_raw) - peer->tx.snd_una;
+    int64_t mss = tapo_sender_mss(&peer->tx);
+    return mss > 0 && acked > 0 && acked < 2 * mss ? TAPO_TURN_MAY_WAIT : TAPO_TURN_CLEAN;
+}
+
 /* Call before p updates the senders: whether p answers a pending request
  * (the head of a response) decides whether its echo is a clean sample. */
 static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
@@ -197,7 +214,7 @@ static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoi
     if (p->keep_alive || p->zero_window_probe || tapo_sender_resends(&self->tx, p, &from, &to))
         return;
     bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
-    add_turnaround(c, self, turnaround, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN, cfg);
+    add_turnaround(c, self, turnaround, answer_kind(peer, p, head), cfg);
 }
 
 /* Whether p's peer, as the sender, had data outstanding, no recovery
@@ -242,11 +259,11 @@ static double rtt_within_tick(const tapo_conv *c, const tapo_endpoint *peer, dou
  * p's is not the first ACK of that data, and a round trip taken from it
  * would last the whole silence (the sender's silence, spec section 8). */
 static void note_rtt(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                     const tapo_rx_info *rx, bool acked_before, bool head, const tapo_config *cfg)
+                     const tapo_rx_info *rx, bool acked_before, tapo_turn_kind kind, const tapo_config *cfg)
 {
     if (!rx->rtt_valid || (acked_before && !tapo_sender_outstanding(&peer->tx)))
         return;
-    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, head ? TAPO_TURN_RESPONSE_HEAD : TAPO_TURN_CLEAN, cfg);
+    add_turnaround(c, self, p->time_s - rx->rtt_seen_s, kind, cfg);
     const tapo_distance *d = tapo_endpoint_distance(peer, self, cfg, c->turn_version);
     if (!d->known) {
         peer->syn_rtt_untaken = peer->rtt.samples == 0 && (p->flags & TAPO_TCP_SYN);
@@ -286,6 +303,7 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
     /* An ACK that rides on the head of a response includes the think time
      * (read before p answers the request). */
     bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
+    tapo_turn_kind answer = answer_kind(peer, p, head);
     tapo_send_context ctx = {
         .margin_s = g->on_clock.margin_s,
         .send_time_s = g->time_s,
@@ -321,7 +339,7 @@ static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, 
                        (tx->new_data || tapo_sender_unacked_payload(&self->tx, p));
     tapo_sender_on_receive(&peer->tx, p, peer->rtt.rto_s, gaps[tapo_peer_of(p->from)].distance.away, new_payload,
                            tx->new_data, rx);
-    note_rtt(c, self, peer, p, rx, acked_before, head, cfg);
+    note_rtt(c, self, peer, p, rx, acked_before, answer, cfg);
     return new_payload;
 }
 

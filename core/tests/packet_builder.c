@@ -52,6 +52,7 @@ static tapo_packet make_packet(tb *b, int from, double t, uint32_t seq, uint32_t
     p.ack_raw = b->isn[1 - from] + ack;
     p.payload_len = len;
     p.flags = flags;
+    p.ttl = b->ttl[from];
     p.window = window;
     p.window_scale_known = b->scale_known || (flags & TAPO_TCP_SYN);
     p.mss_option = (flags & TAPO_TCP_SYN) ? TB_MSS : 0;

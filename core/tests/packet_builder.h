@@ -28,6 +28,7 @@ typedef struct tb {
     bool scale_known;                         /* window scale known for non-SYN packets */
     bool use_ip_id;                           /* number packets with IPv4 IDs */
     uint16_t next_ip_id[2];                   /* next IPv4 ID of each endpoint (apart: the server's start at 0x8000) */
+    uint8_t ttl[2];                           /* IPv4 TTL of each endpoint's packets as captured, hops (0: unknown, the default) */
     tapo_id_census census;                    /* the IDs of the bench's "capture": its packets only */
     tapo_packet last;                         /* last packet fed */
     tapo_stall_record *records[TB_MAX_FRAMES + 1]; /* by frame; NULL = no stall */

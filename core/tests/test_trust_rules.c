@@ -983,6 +983,44 @@ static void test_an_answer_on_its_ack_is_no_distance(void)
     tb_free(&b);
 }
 
+/* A remote login captured at the client (its packets at TTL 64, crossing
+ * no router; the server's at 61), starting mid-connection: each keystroke
+ * is echoed 3 ms later, and the client acknowledges each 1-byte echo with
+ * its delayed-ACK timer, 47 ms later.  Those 47 ms are the timer, not a
+ * path: an ACK of less than two full segments may wait (RFC 1122), so the
+ * client's turnarounds prove it no farther than 47 ms, and the TTL places
+ * the capture at it.  Taken as its distance, the capture was "at the
+ * server", the client's keystroke "had arrived" when the capture saw it,
+ * and its timer's copies became ack-delay (blitz ipv6_ftp_nasa.snp 37,
+ * 38).  At the client they are what the packets show: the last byte
+ * re-sent by its timer (tail), then again (t-double). */
+static void test_a_delayed_ack_places_no_capture(void)
+{
+    tb b;
+    tb_init(&b, 1000, 5000000);
+    b.ttl[CLIENT] = 64;
+    b.ttl[SERVER] = 61;
+    uint32_t c = 1, s = 1;
+    double t = 0.0;
+    for (int i = 0; i < 6; i++) {
+        tb_data(&b, CLIENT, t, c, 1, s);
+        c += 1;
+        tb_data(&b, SERVER, t + 0.003, s, 1, c);
+        s += 1;
+        tb_ack(&b, CLIENT, t + 0.050, s, c, WIN);
+        t += 0.15;
+    }
+    tb_data(&b, CLIENT, t, c, 1, s);                      /* its echo is lost */
+    uint32_t copy1 = tb_data(&b, CLIENT, t + 0.21, c, 1, s);
+    uint32_t copy2 = tb_data(&b, CLIENT, t + 0.63, c, 1, s);
+    tb_data(&b, SERVER, t + 0.635, s, 1, c + 1);
+    tapo_verdict v1 = tb_verdict(&b, copy1, true), v2 = tb_verdict(&b, copy2, true);
+    g_assert_cmpint(v1.sender, ==, CLIENT);
+    g_assert_cmpint(v1.cause, ==, TAPO_CAUSE_TAIL);
+    g_assert_cmpint(v2.cause, ==, TAPO_CAUSE_T_DOUBLE);
+    tb_free(&b);
+}
+
 /* An upload in chunks: the client sends 20 segments, the server answers
  * each chunk with 187 bytes at once, and the client's delayed ACK of that
  * answer comes 40 ms later (the server's threshold is 20 ms).  When the
@@ -1237,6 +1275,7 @@ int main(int argc, char **argv)
     g_test_add_func("/trust/an-unacked-byte-is-no-keep-alive", test_an_unacked_byte_is_no_keep_alive);
     g_test_add_func("/trust/an-upload-answered-late-is-the-servers-wait", test_an_upload_answered_late_is_the_servers_wait);
     g_test_add_func("/trust/an-answer-on-its-ack-is-no-distance", test_an_answer_on_its_ack_is_no_distance);
+    g_test_add_func("/trust/a-delayed-ack-places-no-capture", test_a_delayed_ack_places_no_capture);
     g_test_add_func("/trust/a-skip-is-its-own-packets", test_a_skip_is_its_own_packets);
     g_test_add_func("/trust/skipped-ids-are-owed-acks", test_skipped_ids_are_owed_acks);
     g_test_add_func("/trust/server-by-ports", test_server_by_ports);

@@ -75,6 +75,30 @@ static void test_vantage_from_hops(void)
     /* Measured turnarounds win over the TTL. */
     tapo_turnaround fast = turn(0.0002, TAPO_TURN_HANDSHAKE), slow = turn(0.1, TAPO_TURN_HANDSHAKE);
     g_assert_cmpint(tapo_vantage_infer(&fast, &slow, &routed, &home, &basis), ==, TAPO_VANTAGE_SENDER);
+    /* Unless the turnarounds put the capture away from the sender on its
+     * link only by its answers that may have waited: a delayed ACK, a
+     * response's head (they prove how near an endpoint is, never how
+     * far). */
+    tapo_turnaround waited = turn(0.047, TAPO_TURN_MAY_WAIT), echo = turn(0.003, TAPO_TURN_RESPONSE_HEAD);
+    g_assert_false(waited.proven);
+    g_assert_cmpint(tapo_vantage_infer(&waited, &echo, &home64, &routed, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    g_assert_cmpint(tapo_vantage_infer(&waited, &echo, &no_hops, &no_hops, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    /* The same at the receiver: its delayed ACKs do not put the capture
+     * away from it, when nothing or a proven answer measured the sender. */
+    tapo_turnaround quick = turn(0.003, TAPO_TURN_CLEAN);
+    g_assert_cmpint(tapo_vantage_infer(&none, &waited, &routed, &home64, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    g_assert_cmpint(tapo_vantage_infer(&quick, &waited, &routed, &home64, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_HOPS);
+    /* But not away from a sender whose distance only answers that may have
+     * waited bound: its packets would be placed by that bound. */
+    g_assert_cmpint(tapo_vantage_infer(&echo, &waited, &routed, &home64, &basis), ==, TAPO_VANTAGE_SENDER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_TURNAROUND);
+    tapo_turnaround far = turn(0.047, TAPO_TURN_CLEAN);   /* an ACK of two full segments: sent at once */
+    g_assert_true(far.proven);
+    g_assert_cmpint(tapo_vantage_infer(&far, &echo, &home64, &routed, &basis), ==, TAPO_VANTAGE_RECEIVER);
+    g_assert_cmpint(basis, ==, TAPO_BASIS_TURNAROUND);
     /* A TTL that changes proves nothing. */
     tapo_hops changing = hops(128);
     g_assert_true(tapo_hops_note(&changing, 127));

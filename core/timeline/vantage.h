@@ -21,9 +21,13 @@
  * point, and the smallest of the last few clean samples, which follows
  * queueing on the path.  A sample is not clean when the answer is the head
  * of a response, timed by its echo or by the ACK it carries: it includes
- * the application's think time.  It still bounds the round trip, and counts
- * among the recent ones before any clean one, or when it is the tighter
- * bound.
+ * the application's think time; nor when it is a bare ACK that a receiver
+ * may hold (RFC 1122 4.2.3.2, RFC 5681 4.2: an ACK is owed at once only
+ * for a second full-sized segment or out-of-order data): its delayed-ACK
+ * timer (40 ms on Linux, 200 ms on Windows) may be in it.  Such samples
+ * still bound the round trip: a short one proves the endpoint near, but a
+ * long one does not prove it far (a head counts among the recent ones
+ * only before any clean one, or when it is the tighter bound).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -52,6 +56,7 @@
 typedef struct tapo_turnaround {
     uint32_t samples;                 /* count */
     bool handshake;                   /* one sample came from the handshake */
+    bool proven;                      /* one sample could not have waited (clean, handshake) */
     double min_s;                     /* smallest sample, seconds */
     double recent_s[TAPO_TURN_RECENT];/* latest clean samples, seconds (ring) */
     tapo_ring recent;
@@ -62,7 +67,8 @@ typedef struct tapo_turnaround {
 typedef enum {
     TAPO_TURN_CLEAN,                  /* an answer sent as soon as possible */
     TAPO_TURN_HANDSHAKE,              /* the SYN-ACK, or the ACK of the SYN-ACK */
-    TAPO_TURN_RESPONSE_HEAD           /* the head of a response: includes think time */
+    TAPO_TURN_RESPONSE_HEAD,          /* the head of a response: includes think time */
+    TAPO_TURN_MAY_WAIT                /* a bare ACK the receiver may have delayed */
 } tapo_turn_kind;
 
 /* Adds a sample; true when what the vantage and the distance read of the
