@@ -1117,7 +1117,6 @@ def p40_answers_carry_their_acks():
     return f
 
 
-
 def p41_keystrokes_acked_late():
     """At the client (its packets at TTL 64; the server's at 61, three
     routers away), from the middle of a remote login: each keystroke is
@@ -1142,6 +1141,7 @@ def p41_keystrokes_acked_late():
     f.deliver(SERVER, seq + 1)
     f.send(t + 0.635, SERVER, 1)
     return f
+
 
 PATTERNS = {name: fn for name, fn in sorted(globals().items()) if name[0] == "p" and name[1:3].isdigit()}
 

@@ -21,6 +21,13 @@ typedef struct tapo_seqspace {
     int64_t ref_offset;  /* its stream offset, bytes */
 } tapo_seqspace;
 
+/* Offset of raw in an anchored space, without anchoring an empty one
+ * (callers check space->anchored). */
+static inline int64_t tapo_seq_peek(const tapo_seqspace *space, uint32_t raw)
+{
+    return space->ref_offset + (int32_t)(raw - space->ref_raw);
+}
+
 /* Offset of raw, anchoring the space at raw (offset 0) if it is empty. */
 static inline int64_t tapo_seq_offset(tapo_seqspace *space, uint32_t raw)
 {
@@ -29,14 +36,7 @@ static inline int64_t tapo_seq_offset(tapo_seqspace *space, uint32_t raw)
         space->ref_raw = raw;
         space->ref_offset = 0;
     }
-    return space->ref_offset + (int32_t)(raw - space->ref_raw);
-}
-
-/* Offset of raw in an anchored space, without anchoring an empty one
- * (callers check space->anchored). */
-static inline int64_t tapo_seq_peek(const tapo_seqspace *space, uint32_t raw)
-{
-    return space->ref_offset + (int32_t)(raw - space->ref_raw);
+    return tapo_seq_peek(space, raw);
 }
 
 /* Moves the reference forward to raw when raw lies ahead of it; call with the
