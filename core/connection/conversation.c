@@ -196,10 +196,10 @@ static tapo_turn_kind answer_kind(const tapo_endpoint *peer, const tapo_packet *
     return mss > 0 && acked > 0 && acked < 2 * mss ? TAPO_TURN_MAY_WAIT : TAPO_TURN_CLEAN;
 }
 
-/* Call before p updates the senders: whether p answers a pending request
- * (the head of a response) decides whether its echo is a clean sample. */
+/* Call before p updates the senders; answer: what p's echo measures
+ * (answer_kind). */
 static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoint *peer,
-                            const tapo_packet *p, const tapo_config *cfg)
+                            const tapo_packet *p, tapo_turn_kind answer, const tapo_config *cfg)
 {
     if (!p->header_valid || !p->has_timestamps)
         return;
@@ -213,8 +213,7 @@ static void note_timestamps(tapo_conv *c, tapo_endpoint *self, const tapo_endpoi
     int64_t from, to;
     if (p->keep_alive || p->zero_window_probe || tapo_sender_resends(&self->tx, p, &from, &to))
         return;
-    bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
-    add_turnaround(c, self, turnaround, answer_kind(peer, p, head), cfg);
+    add_turnaround(c, self, turnaround, answer, cfg);
 }
 
 /* Whether p's peer, as the sender, had data outstanding, no recovery
@@ -295,15 +294,11 @@ static void place_late_sender_packet(tapo_endpoint *self, const tapo_packet *p, 
 /* p goes through its sender (self) and its receiver (peer), once; true when
  * it asks the peer something new (a request). */
 static bool pass_packet(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                        const tapo_view_gap gaps[2], bool acked_before, const tapo_config *cfg,
-                        tapo_tx_info *tx, tapo_rx_info *rx)
+                        const tapo_view_gap gaps[2], bool acked_before, tapo_turn_kind answer,
+                        const tapo_config *cfg, tapo_tx_info *tx, tapo_rx_info *rx)
 {
     const tapo_view_gap *g = &gaps[p->from];
     uint32_t owed_acks = self->ip_ids.peer_data_packets;   /* read before the ID count resets it */
-    /* An ACK that rides on the head of a response includes the think time
-     * (read before p answers the request). */
-    bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
-    tapo_turn_kind answer = answer_kind(peer, p, head);
     tapo_send_context ctx = {
         .margin_s = g->on_clock.margin_s,
         .send_time_s = g->time_s,
@@ -528,7 +523,7 @@ static bool follow_handshake(tapo_conv *c, tapo_endpoint *self, const tapo_endpo
  * clock, the handshake, timestamps and hop counts; then the gap p ends for
  * each endpoint as the sender. */
 static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, const tapo_packet *p,
-                      const tapo_config *cfg, tapo_view_gap gaps[2])
+                      tapo_turn_kind answer, const tapo_config *cfg, tapo_view_gap gaps[2])
 {
     if (!c->has_prev) {
         self->port = p->src_port;
@@ -540,7 +535,7 @@ static void read_gaps(tapo_conv *c, tapo_endpoint *self, tapo_endpoint *peer, co
     note_handshake(c, self, peer, p, cfg);
     if (G_UNLIKELY(c->keep_alive_by || p->keep_alive))
         note_keep_alive(c, self, p, cfg);
-    note_timestamps(c, self, peer, p, cfg);
+    note_timestamps(c, self, peer, p, answer, cfg);
     if (tapo_hops_note(&self->hops, p->ttl))
         c->turn_version++;   /* the vantage may read otherwise */
     if (G_UNLIKELY(p->same_host) && tapo_hops_note_same_host(&self->hops))
@@ -649,8 +644,13 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     }
     if (!follow_handshake(c, self, peer, p, cfg))
         return NULL;
+    /* What p measures as an answer, read before p changes anything (its
+     * echo and its ACK read it): an ACK that rides on the head of a
+     * response includes the think time. */
+    bool head = p->payload_len > 0 && tapo_sender_request_pending(&self->tx);
+    tapo_turn_kind answer = answer_kind(peer, p, head);
     tapo_view_gap gaps[2];
-    read_gaps(c, self, peer, p, cfg, gaps);
+    read_gaps(c, self, peer, p, answer, cfg, gaps);
     if (gaps[p->from].distance.away)
         place_late_sender_packet(self, p, &gaps[p->from]);
     view_before before[2];
@@ -661,7 +661,7 @@ tapo_stall_record *tapo_conv_process(tapo_conv *c, const tapo_packet *p, const t
     tapo_tx_info tx;
     tapo_rx_info rx;
     /* On the peer's timeline p is a request when it asks something new. */
-    gaps[tapo_peer_of(p->from)].on_clock.asks = pass_packet(c, self, peer, p, gaps, acked_before, cfg, &tx, &rx);
+    gaps[tapo_peer_of(p->from)].on_clock.asks = pass_packet(c, self, peer, p, gaps, acked_before, answer, cfg, &tx, &rx);
     if (rec)
         rec = close_record(c, p, gaps, build_views(c, p, gaps, before, &tx, &rx, cfg, rec), cfg, pool, rec);
     tapo_sender_note_transmitted(&self->tx, p->time_s, tx.new_data);
