@@ -55,15 +55,14 @@ static GArray *every_stall(const tapo_run_options *o, const worker *ws, unsigned
     return all;
 }
 
-/* Episode ep of a set's stalls (set, n, by episode): into the report,
- * renumbered from first_id, and its row with its members. */
-static void add_episode(const tapo_run_options *o, tapo_episode *ep, const located *set, guint n, guint first_id,
+/* Episode ep, whose stalls are run[0..n) (a set's, by episode): into the
+ * report, renumbered from first_id, and its row with its members. */
+static void add_episode(const tapo_run_options *o, tapo_episode *ep, const located *run, guint n, guint first_id,
                         tapo_report *report, GString *rows)
 {
-    GArray *members = g_array_new(FALSE, FALSE, sizeof(tapo_row_member));
+    GArray *members = g_array_sized_new(FALSE, FALSE, sizeof(tapo_row_member), n);
     for (guint k = 0; k < n; k++)
-        if (set[k].stall.episode == ep->id)
-            g_array_append_val(members, set[k].where);
+        g_array_append_val(members, run[k].where);
     const char *file = ((tapo_row_member *)(void *)members->data)[0].file;
     tapo_report_add_episode(report, ep, file);
     ep->id = first_id + 1;
@@ -84,8 +83,18 @@ static void set_episodes(const tapo_run_options *o, worker *ws, located *set, gu
         set[k].stall.episode = stalls[k].episode;
     qsort(set, n, sizeof(located), by_episode);
     guint first_id = report->episodes->len;
-    for (guint e = 0; e < eps->len; e++)
-        add_episode(o, &g_array_index(eps, tapo_episode, e), set, n, first_id + e, report, rows);
+    /* By episode, each episode's stalls are one run (those of none first). */
+    guint from = 0;
+    for (guint e = 0; e < eps->len; e++) {
+        tapo_episode *ep = &g_array_index(eps, tapo_episode, e);
+        while (from < n && set[from].stall.episode != ep->id)
+            from++;
+        guint to = from;
+        while (to < n && set[to].stall.episode == ep->id)
+            to++;
+        add_episode(o, ep, set + from, to - from, first_id + e, report, rows);
+        from = to;
+    }
     for (guint k = 0; o->html && k < n; k++)
         if (set[k].stall.episode)
             g_array_index(ws[set[k].worker].html.stalls, tapo_html_stall, set[k].index).episode =

@@ -198,14 +198,24 @@ GArray *tapo_episodes_find(tapo_episode_stall *stalls, guint count, unsigned min
     }
     qsort(s, n, sizeof *s, (int (*)(const void *, const void *))by_start);
     GArray *windows = busy_windows(s, n, min_connections);
+    /* The windows come in time order, apart; s is by start.  A window's
+     * members are the stalls without an episode that meet it, in s's
+     * order: those begun by its end (next, a prefix of s), less those that
+     * ended before it began, which meet no later window either and leave
+     * for good.  Each stall is looked at while it may still meet one,
+     * not once per window. */
     tapo_episode_stall **members = g_new(tapo_episode_stall *, n ? n : 1);
+    guint live = 0, next = 0;
     for (guint w = 0; w + 1 < windows->len; w += 2) {
         double from = g_array_index(windows, double, w), to = g_array_index(windows, double, w + 1);
+        while (next < n && from_s(s[next]) <= to)
+            members[live++] = s[next++];
         guint m = 0;
-        for (guint i = 0; i < n; i++)
-            if (!s[i]->episode && from_s(s[i]) <= to && to_s(s[i]) >= from)
-                members[m++] = s[i];
+        for (guint i = 0; i < live; i++)
+            if (!members[i]->episode && to_s(members[i]) >= from)
+                members[m++] = members[i];
         explain_window(episodes, members, m, min_connections);
+        live = m;
     }
     g_free(members);
     g_array_free(windows, TRUE);

@@ -104,6 +104,32 @@ static void test_the_whole_capture_last(void)
     assert_one_episode(s, G_N_ELEMENTS(s), "capture");
 }
 
+static void test_a_long_stall_meets_a_later_window(void)
+{
+    /* Connection 9's stall spans two windows of three connections
+     * stalled at once: in the first, the server of 1 to 3 explains them
+     * and nothing explains 9; in the second, 9 shares a client /24 with 4
+     * and 5, whose server alone has too few: one episode of the three. */
+    tapo_episode_stall s[] = {
+        stall(1, "10.1.0.1", "192.0.2.1:443", 10.0, 11.0),
+        stall(2, "10.2.0.1", "192.0.2.1:443", 10.0, 11.0),
+        stall(3, "10.3.0.1", "192.0.2.1:443", 10.0, 11.0),
+        stall(9, "10.7.0.9", "203.0.113.9:80", 10.5, 30.5),
+        stall(4, "10.7.0.4", "198.51.100.1:80", 30.0, 31.0),
+        stall(5, "10.7.0.5", "198.51.100.1:80", 30.0, 31.0),
+    };
+    GArray *e = tapo_episodes_find(s, G_N_ELEMENTS(s), 3);
+    g_assert_cmpuint(e->len, ==, 2);
+    g_assert_cmpstr(g_array_index(e, tapo_episode, 0).scope_text, ==, "server 192.0.2.1:443");
+    tapo_episode *later = &g_array_index(e, tapo_episode, 1);
+    g_assert_cmpstr(later->scope_text, ==, "client prefix 10.7.0.0/24");
+    g_assert_cmpuint(later->connections, ==, 3);
+    g_assert_cmpfloat(later->start_s, ==, 10.5);
+    for (unsigned i = 0; i < G_N_ELEMENTS(s); i++)
+        g_assert_cmpuint(s[i].episode, ==, s[i].connection <= 3 ? 1 : 2);
+    g_array_free(e, TRUE);
+}
+
 static void test_prefixes(void)
 {
     char p[64];
@@ -121,6 +147,7 @@ int main(int argc, char **argv)
     g_test_add_func("/episodes/one-client-and-its-prefix", test_one_client_and_its_prefix);
     g_test_add_func("/episodes/independent-stalls-are-none", test_independent_stalls_are_none);
     g_test_add_func("/episodes/the-whole-capture-last", test_the_whole_capture_last);
+    g_test_add_func("/episodes/a-long-stall-meets-a-later-window", test_a_long_stall_meets_a_later_window);
     g_test_add_func("/episodes/prefixes", test_prefixes);
     return g_test_run();
 }
